@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# hcache top-level Makefile.
+#
+#   make                 build hcache.ko (see KDIR below) and the tools
+#   make deps            install everything the build and tests need (apt)
+#   make check           deps, build, unit tests, static checks, VM tests
+#   make check-long      the same plus the long soaks
+#   make check T=NAME    only the tests whose name contains NAME
+#   make demo            boot a VM and show hcache at work
+#   make install         install the module, tools, rules and man pages
+#
+# KDIR=<kernel build dir> builds for that kernel. Without it: the running
+# kernel when its headers are installed, else every installed kernel that
+# has headers (/lib/modules/*/build).
+
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+ifneq ($(KDIR),)
+KDIRS := $(KDIR)
+else ifneq ($(wildcard $(RUNNING_KDIR)/Makefile),)
+KDIRS := $(RUNNING_KDIR)
+else
+KDIRS := $(patsubst %/Makefile,%,$(wildcard /lib/modules/*/build/Makefile))
+endif
+
+# Extra arguments for the module build (W=1 and C=2 are used by the tests).
+KBUILD_ARGS ?=
+
+PREFIX ?= /usr
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+.PHONY: all modules tools deps check check-long unit demo install uninstall clean help
+
+all: modules
+
+modules:
+	@if [ -z "$(strip $(KDIRS))" ]; then \
+		echo "hcache: no kernel headers found: run 'make deps' or pass KDIR=" >&2; \
+		exit 1; \
+	fi
+	@set -e; for k in $(KDIRS); do \
+		./scripts/build-module.sh "$$k" $(KBUILD_ARGS); \
+	done
+
+tools:
+	$(MAKE) -C tools
+
+deps:
+	./scripts/install-deps.sh
+
+unit:
+	$(MAKE) -C tests/unit check
+
+check: deps
+	./tests/run $(if $(T),--filter "$(T)")
+
+check-long: deps
+	./tests/run --long $(if $(T),--filter "$(T)")
+
+demo: deps
+	./tests/demo.sh
+
+install: all
+	./scripts/install.sh install "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" $(KDIRS)
+
+uninstall:
+	./scripts/install.sh uninstall "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" $(KDIRS)
+
+clean:
+	rm -rf build
+
+help:
+	@sed -n '3,16s/^# \{0,1\}//p' Makefile

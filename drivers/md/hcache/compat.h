@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h: every difference between the kernels hcache builds against
+ * (Debian 12's 6.1 and 6.12) lives here, one wrapper per API.
+ *
+ * The HC_HAVE_* macros come from compat_generated.h, which compat/probe.sh
+ * writes at build time by compiling one snippet per API against the target
+ * kernel (compat/probes/NAME.c, each naming the upstream change it detects).
+ * Nothing here looks at LINUX_VERSION_CODE: Debian backports APIs into 6.1,
+ * so a version number does not say what a kernel has.
+ */
+#ifndef _HCACHE_COMPAT_H
+#define _HCACHE_COMPAT_H
+
+#include <linux/blkdev.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/mmzone.h>
+
+#include "compat_generated.h"
+
+/*
+ * The largest page allocation order. v6.8 renamed MAX_ORDER to
+ * MAX_PAGE_ORDER and made it inclusive (probes/max_page_order.c).
+ */
+#ifdef HC_HAVE_MAX_PAGE_ORDER
+#define HC_MAX_PAGE_ORDER	MAX_PAGE_ORDER
+#else
+#define HC_MAX_PAGE_ORDER	(MAX_ORDER - 1)
+#endif
+
+/**
+ * struct hc_bdev_handle - an exclusively opened block device
+ * @bdev: the device; valid until hc_bdev_close()
+ * @file: the open file behind @bdev (kernels that open devices as files)
+ * @mode: the mode @bdev was opened with (kernels that want it back on release)
+ *
+ * v6.9 opens block devices as files (probes/bdev_file_open_by_path.c);
+ * before v6.5 they were opened with an fmode_t that had to be given back on
+ * release (probes/blkdev_get_by_path_fmode.c). The handle hides both.
+ */
+struct hc_bdev_handle {
+	struct block_device	*bdev;
+#ifdef HC_HAVE_BDEV_FILE_OPEN_BY_PATH
+	struct file		*file;
+#else
+	fmode_t			mode;
+#endif
+};
+
+/**
+ * hc_bdev_open_excl() - open a block device by path, read-write and exclusive
+ * @path: the device node
+ * @holder: the exclusive holder (another open with a different holder fails
+ *	with -EBUSY)
+ * @h: filled in on success
+ *
+ * May sleep.
+ *
+ * Return: 0 or -errno (-ENOENT, -ENOTBLK, -EBUSY, -EACCES ...).
+ */
+static inline int hc_bdev_open_excl(const char *path, void *holder,
+				    struct hc_bdev_handle *h)
+{
+#ifdef HC_HAVE_BDEV_FILE_OPEN_BY_PATH
+	struct file *f = bdev_file_open_by_path(path,
+			BLK_OPEN_READ | BLK_OPEN_WRITE, holder, NULL);
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	h->file = f;
+	h->bdev = file_bdev(f);
+	return 0;
+#elif defined(HC_HAVE_BLKDEV_GET_BY_PATH_FMODE)
+	struct block_device *bdev;
+
+	h->mode = FMODE_READ | FMODE_WRITE | FMODE_EXCL;
+	bdev = blkdev_get_by_path(path, h->mode, holder);
+	if (IS_ERR(bdev))
+		return PTR_ERR(bdev);
+	h->bdev = bdev;
+	return 0;
+#else
+#error "hcache: no known way to open a block device on this kernel (see compat/probes)"
+#endif
+}
+
+/**
+ * hc_bdev_close() - release a device opened by hc_bdev_open_excl()
+ * @h: the handle; its bdev is invalid afterwards
+ *
+ * May sleep.
+ */
+static inline void hc_bdev_close(struct hc_bdev_handle *h)
+{
+#ifdef HC_HAVE_BDEV_FILE_OPEN_BY_PATH
+	bdev_fput(h->file);
+	h->file = NULL;
+#else
+	blkdev_put(h->bdev, h->mode);
+#endif
+	h->bdev = NULL;
+}
+
+#endif /* _HCACHE_COMPAT_H */

@@ -1,0 +1,22 @@
+#!/bin/bash
+# demo.sh: the host half of `make demo`: build, then boot each kernel in a
+# VM that runs tests/vm/demo.sh, and print what it printed.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mkdir -p build
+for b in /lib/modules/*/build; do
+	k=$(basename "$(dirname "$b")")
+	[ -f "/boot/vmlinuz-$k" ] || continue
+	echo "== hcache demo on $k"
+	./scripts/build-module.sh "$b" >/dev/null 2>build/demo-build.log ||
+		{ cat build/demo-build.log; exit 1; }
+	work=$top/build/demo/$k
+	if tests/vm/run-test.sh "$k" tests/vm/demo.sh "$work"; then
+		cat "$work/out/test.log"
+	else
+		cat "$work/out/test.log" "$work/verdict" 2>/dev/null || true
+		echo "demo failed on $k: see $work/console.log" >&2
+		exit 1
+	fi
+done

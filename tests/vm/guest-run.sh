@@ -1,0 +1,37 @@
+#!/bin/bash
+# guest-run.sh: runs inside the guest, in the host's root (read-only, with a
+# tmpfs overlay). Reads the test to run from the kernel command line, runs
+# it with the VM library sourced, and leaves in /hc-results: test.log (its
+# output), rc (its exit status) and dmesg.raw (the kernel log with levels,
+# for the host's log scanner).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root
+
+cmdline_arg() {
+	tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p"
+}
+
+HC_ROOT=$(cmdline_arg hc.root)
+HC_TEST=$(cmdline_arg hc.test)
+HC_KVER=$(uname -r)
+HC_TIMEOUT=$(cmdline_arg hc.timeout)
+HC_LONG=$(cmdline_arg hc.long)
+HC_RESULTS=/hc-results
+export HC_ROOT HC_TEST HC_KVER HC_RESULTS HC_LONG
+export HC_KO=$HC_ROOT/build/$HC_KVER/hcache/hcache.ko
+export HC_SELFTEST_KO=$HC_ROOT/build/$HC_KVER/selftest/hc_selftest.ko
+
+# Surface hung tasks well inside a test's time limit.
+echo 20 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+echo 1 >/proc/sys/kernel/sysrq
+cd /tmp || exit 1
+
+echo "hcache-vm: running $(basename "$HC_TEST") on $HC_KVER" >/dev/kmsg
+timeout -k 5 "${HC_TIMEOUT:-120}" \
+	bash -c 'set -eu; . "$HC_ROOT/tests/vm/lib.sh"; . "$HC_TEST"' \
+	>"$HC_RESULTS/test.log" 2>&1
+rc=$?
+echo "hcache-vm: test exited with status $rc" >/dev/kmsg
+dmesg -r >"$HC_RESULTS/dmesg.raw" 2>/dev/null
+echo "$rc" >"$HC_RESULTS/rc"
+sync

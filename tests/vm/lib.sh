@@ -1,0 +1,71 @@
+# lib.sh: helpers for VM tests, sourced by guest-run.sh before each test.
+# A test is a bash script run with `set -eu`; it fails by exiting non-zero
+# (hc_fail) and passes by reaching its end. Variables from guest-run.sh:
+# HC_ROOT (the source tree), HC_KO (this kernel's freshly built hcache.ko),
+# HC_SELFTEST_KO, HC_KVER, HC_RESULTS (a writable host folder), HC_LONG (1
+# under make check-long).
+
+hc_log() {
+	echo "[$(date +%T)] $*"
+}
+
+hc_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# hc_load [PARAM=VALUE...]: insert the freshly built module by path, so an
+# installed copy can never shadow it.
+hc_load() {
+	[ -f "$HC_KO" ] || hc_fail "$HC_KO is not built"
+	modprobe -q crc32c 2>/dev/null || true
+	modprobe -q libcrc32c 2>/dev/null || true
+	insmod "$HC_KO" "$@" || hc_fail "insmod $HC_KO failed"
+	[ -d /sys/fs/hcache ] || hc_fail "/sys/fs/hcache missing after insmod"
+}
+
+hc_unload() {
+	rmmod hcache || hc_fail "rmmod hcache failed"
+	[ ! -e /sys/fs/hcache ] || hc_fail "/sys/fs/hcache still there after rmmod"
+}
+
+# hc_drive NAME: the /dev node of the virtio disk the test declared with
+# "# drives: NAME:SIZE" (matched by its serial).
+hc_drive() {
+	local s
+	modprobe -q virtio_blk 2>/dev/null || true
+	for s in /sys/block/vd*/serial; do
+		[ -e "$s" ] || continue
+		if [ "$(cat "$s")" = "$1" ]; then
+			s=${s%/serial}
+			echo "/dev/${s##*/}"
+			return 0
+		fi
+	done
+	hc_fail "no virtio disk with serial $1"
+}
+
+# hc_nullb NAME SIZE_MIB [ATTR=VALUE...]: a memory-backed null_blk disk made
+# through configfs, e.g. irqmode=2 completion_nsec=2000000 for a slow disk.
+# Prints its /dev path (on 6.1 the disk is named after the directory).
+hc_nullb() {
+	local name=$1 size=$2 dir kv
+	shift 2
+	modprobe -q configfs
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	modprobe -q null_blk nr_devices=0
+	dir=/sys/kernel/config/nullb/$name
+	mkdir "$dir"
+	echo 1 >"$dir/memory_backed"
+	echo "$size" >"$dir/size"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$dir/${kv%%=*}"
+	done
+	echo 1 >"$dir/power"
+	udevadm settle 2>/dev/null || true
+	if [ -b "/dev/$name" ]; then
+		echo "/dev/$name"
+	else
+		echo "/dev/nullb$(cat "$dir/index")"
+	fi
+}

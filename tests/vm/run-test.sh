@@ -1,0 +1,101 @@
+#!/bin/bash
+# run-test.sh KVER TEST_FILE WORK_DIR: boot kernel KVER in QEMU (TCG), run
+# one VM test in it, scan the kernel log, and exit 0 if the test passed.
+#
+# A test file's header may hold, one per line:
+#   # timeout: SECONDS     the test's own limit (default 120), boot excluded
+#   # drives: NAME:SIZE... sparse files attached as virtio disks (serial NAME)
+#   # memory: SIZE         guest memory (default 2G)
+#   # smp: N               guest CPUs (default 2)
+#   # append: ARGS         extra kernel command line arguments
+#   # expect-log: REGEX    a kernel log line the test provokes on purpose
+#   # expect-flagged: REGEX  harness self-test: pass only if the log scanner
+#                          flags a line matching REGEX (and nothing else)
+# The guest's serial console goes to WORK_DIR/console.log; what the test
+# printed to WORK_DIR/out/test.log.
+set -uo pipefail
+
+kver=$1
+test=$(realpath "$2")
+work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+header() {
+	sed -n "s/^# $1: //p" "$test"
+}
+
+timeout=$(header timeout | tail -n 1)
+timeout=${timeout:-120}
+memory=$(header memory | tail -n 1)
+smp=$(header smp | tail -n 1)
+append=$(header append | tr '\n' ' ')
+mapfile -t allowed < <(header expect-log)
+flagged_re=$(header expect-flagged | tail -n 1)
+[ -n "${HC_LONG:-}" ] && long=1 || long=0
+
+rm -rf "$work"
+mkdir -p "$work/out"
+console=$work/console.log
+
+kernel=/boot/vmlinuz-$kver
+[ -f "$kernel" ] || { echo "no kernel image $kernel" >"$console"; exit 1; }
+initrd=$top/build/$kver/vm-initramfs.gz
+if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] ||
+   [ "$here/mkinitramfs.sh" -nt "$initrd" ]; then
+	mkdir -p "$(dirname "$initrd")"
+	flock "$initrd.lock" "$here/mkinitramfs.sh" "$kver" "$initrd" ||
+		{ echo "cannot build $initrd" >"$console"; exit 1; }
+fi
+
+drive_args=()
+for d in $(header drives); do
+	name=${d%%:*}
+	size=${d#*:}
+	truncate -s "$size" "$work/$name.img"
+	drive_args+=(-drive "file=$work/$name.img,if=none,id=$name,format=raw,cache=none"
+		     -device "virtio-blk-pci,drive=$name,serial=$name")
+done
+
+# The test's limit plus time to boot and power off.
+limit=$((timeout + 60))
+timeout -s KILL "$limit" qemu-system-x86_64 \
+	-accel tcg,thread=multi -m "${memory:-2G}" -smp "${smp:-2}" \
+	-nodefaults -no-reboot -display none -monitor none \
+	-serial "file:$console" \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.long=$long $append" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$work/out,mount_tag=results,security_model=none,multidevs=remap" \
+	"${drive_args[@]}" \
+	>"$work/qemu.log" 2>&1
+qemu_rc=$?
+
+verdict=0
+if [ $qemu_rc = 137 ]; then
+	echo "VM killed after ${limit}s" >>"$work/verdict"
+	verdict=1
+fi
+rc=$(cat "$work/out/rc" 2>/dev/null)
+if [ -z "$rc" ]; then
+	echo "the test did not finish (no exit status from the guest)" >>"$work/verdict"
+	verdict=1
+elif [ "$rc" != 0 ]; then
+	echo "the test exited with status $rc" >>"$work/verdict"
+	verdict=1
+fi
+
+flagged=$("$here/scan-log.sh" "$console" "$work/out/dmesg.raw" "${allowed[@]}")
+if [ -n "$flagged_re" ]; then
+	# Harness self-test: the scanner must flag the provoked line, and only it.
+	if ! echo "$flagged" | grep -q -E -- "$flagged_re"; then
+		echo "the log scanner did not flag /$flagged_re/" >>"$work/verdict"
+		verdict=1
+	fi
+	flagged=$(echo "$flagged" | grep -v -E -- "$flagged_re")
+fi
+if [ -n "$flagged" ]; then
+	{ echo "kernel log:"; echo "$flagged"; } >>"$work/verdict"
+	verdict=1
+fi
+exit $verdict

@@ -1,0 +1,38 @@
+#!/bin/bash
+# scan-log.sh CONSOLE_LOG DMESG_RAW [ALLOWED_REGEX...]: print every line of
+# the guest's kernel log that means trouble, and exit 1 if there is any.
+#
+# Trouble is any kernel warning, BUG, oops, panic, KASAN/UBSAN/kmemleak
+# report, lockdep splat, hung task or soft lockup (looked for in the serial
+# console log, which survives a dying guest), and any hcache message at
+# error level or worse (looked for in dmesg -r output, which keeps levels).
+# A line matching one of the ALLOWED_REGEX (a test's "# expect-log:") is not
+# trouble.
+set -u
+
+console=$1
+dmesg_raw=$2
+shift 2
+
+crash='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|Kernel panic|'
+crash+='KASAN:|UBSAN:|unreferenced object|possible circular locking|'
+crash+='possible recursive locking|inconsistent lock state|'
+crash+='blocked for more than|soft lockup|hard LOCKUP|rcu_(sched|preempt) detected stall|'
+crash+='list_(add|del) corruption|refcount_t: |Unable to handle kernel|'
+crash+='stack-protector|double fault|segfault at .* in hcache'
+
+{
+	[ -f "$console" ] && grep -a -E "$crash" "$console"
+	# Level 0-3 (emerg, alert, crit, err) from hcache itself.
+	[ -f "$dmesg_raw" ] && grep -a -E '^<[0-3]>(\[[ 0-9.]+\] )?hcache:' "$dmesg_raw"
+} | sort -u | while IFS= read -r line; do
+	allowed=0
+	for re in "$@"; do
+		if echo "$line" | grep -q -E -- "$re"; then
+			allowed=1
+			break
+		fi
+	done
+	[ $allowed = 1 ] || echo "$line"
+done | grep . && exit 1
+exit 0

@@ -1,0 +1,10 @@
+# Harness self-test: a kernel WARNING during a test must fail it. The test
+# itself succeeds, so only the log scanner can catch the warning;
+# "expect-flagged" turns that around: this passes only if the scanner
+# flagged the warning (and nothing else).
+# timeout: 60
+# expect-flagged: WARNING: .*hc_selftest
+
+[ -f "$HC_SELFTEST_KO" ] || hc_fail "$HC_SELFTEST_KO is not built"
+insmod "$HC_SELFTEST_KO" warn=1
+rmmod hc_selftest
