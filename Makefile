@@ -33,7 +33,7 @@ DESTDIR ?=
 
 .PHONY: all modules tools deps check check-long unit demo install uninstall clean help
 
-all: modules
+all: modules tools
 
 modules:
 	@if [ -z "$(strip $(KDIRS))" ]; then \
@@ -70,6 +70,8 @@ uninstall:
 
 clean:
 	rm -rf build
+	$(MAKE) -C tools clean
+	$(MAKE) -C tests/unit clean
 
 help:
 	@sed -n '3,16s/^# \{0,1\}//p' Makefile

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _HCACHE_PURE_H
+#define _HCACHE_PURE_H
+
+/*
+ * pure.h: what the "pure" files (sb.c, and later the journal and sorted-set
+ * parsers) may use, so that they build both in the module and in userspace
+ * (tools, unit tests, fuzzer). Kernel builds get the kernel's own helpers;
+ * userspace gets equivalents with the same names and semantics.
+ *
+ * hc_crc32c(crc, p, len) is the raw CRC-32C update: it neither seeds nor
+ * inverts, exactly like the kernel's crc32c(). A standard CRC-32C is
+ * ~hc_crc32c(~0U, p, len); see hcache_ondisk.h for why CRC-32C.
+ */
+
+#ifdef __KERNEL__
+
+#include <linux/crc32c.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <asm/byteorder.h>
+
+static inline u32 hc_crc32c(u32 crc, const void *p, size_t len)
+{
+	return crc32c(crc, p, len);
+}
+
+#else /* userspace */
+
+#include <endian.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <linux/types.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+
+#ifndef __force
+#ifdef __CHECKER__
+#define __force __attribute__((force))
+#else
+#define __force
+#endif
+#endif
+
+#define cpu_to_le16(x)	((__force __le16)htole16(x))
+#define cpu_to_le32(x)	((__force __le32)htole32(x))
+#define cpu_to_le64(x)	((__force __le64)htole64(x))
+#define le16_to_cpu(x)	((u16)le16toh((__force __u16)(x)))
+#define le32_to_cpu(x)	((u32)le32toh((__force __u32)(x)))
+#define le64_to_cpu(x)	((u64)le64toh((__force __u64)(x)))
+
+/* tools/lib/crc32c.c */
+u32 hc_crc32c(u32 crc, const void *p, size_t len);
+
+#endif /* __KERNEL__ */
+
+#endif /* _HCACHE_PURE_H */

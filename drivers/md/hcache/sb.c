@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sb.c: the superblock, converted between its disk form (hcache_ondisk.h)
+ * and its in-memory form (sb.h), and validated on the way in. Pure code,
+ * shared by the module and the tools.
+ */
+
+#include "sb.h"
+
+static bool hc_is_pow2(u64 v)
+{
+	return v && !(v & (v - 1));
+}
+
+static bool hc_uuid_is_nil(const u8 *uuid)
+{
+	unsigned int i;
+
+	for (i = 0; i < HC_UUID_SIZE; i++)
+		if (uuid[i])
+			return false;
+	return true;
+}
+
+/**
+ * hc_csum() - standard CRC-32C of a buffer
+ * @p: the bytes
+ * @len: how many
+ *
+ * Seed ~0 and final inversion, so "123456789" gives 0xe3069283.
+ *
+ * Return: the checksum.
+ */
+u32 hc_csum(const void *p, size_t len)
+{
+	return ~hc_crc32c(~0U, p, len);
+}
+
+/**
+ * hc_sb_csum() - the checksum a superblock should carry
+ * @d: the superblock, HC_SB_SIZE bytes
+ *
+ * CRC-32C of all HC_SB_SIZE bytes with the csum field read as zero,
+ * whatever it holds.
+ *
+ * Return: the checksum, in CPU order.
+ */
+u32 hc_sb_csum(const struct hc_sb_disk *d)
+{
+	static const u8 zero[sizeof(d->csum)];
+	const u8 *p = (const u8 *)d;
+	size_t at = offsetof(struct hc_sb_disk, csum);
+	size_t after = at + sizeof(d->csum);
+	u32 crc;
+
+	crc = hc_crc32c(~0U, p, at);
+	crc = hc_crc32c(crc, zero, sizeof(zero));
+	crc = hc_crc32c(crc, p + after, HC_SB_SIZE - after);
+	return ~crc;
+}
+
+/**
+ * hc_set_magic() - the magic of a cache set
+ * @set_uuid: its HC_UUID_SIZE-byte uuid
+ *
+ * The uuid's two halves, read as little-endian u64s, xor-ed; each structure
+ * inside the cache xors it with its own constant (HC_JSET_MAGIC...).
+ *
+ * Return: the set magic.
+ */
+u64 hc_set_magic(const u8 *set_uuid)
+{
+	__le64 lo, hi;
+
+	memcpy(&lo, set_uuid, sizeof(lo));
+	memcpy(&hi, set_uuid + sizeof(lo), sizeof(hi));
+	return le64_to_cpu(lo) ^ le64_to_cpu(hi);
+}
+
+/**
+ * hc_cache_first_bucket() - first bucket past the superblock
+ * @bucket_size: bytes
+ *
+ * Return: the number of the first bucket that starts at or after HC_SB_END.
+ */
+u64 hc_cache_first_bucket(u32 bucket_size)
+{
+	return (HC_SB_END + bucket_size - 1) / bucket_size;
+}
+
+/**
+ * hc_cache_min_buckets() - smallest valid number of buckets on a cache
+ * @bucket_size: bytes
+ *
+ * The buckets up to the end of the superblock, the smallest journal and
+ * HC_MIN_BUCKETS more.
+ *
+ * Return: the minimum nbuckets.
+ */
+u64 hc_cache_min_buckets(u32 bucket_size)
+{
+	return hc_cache_first_bucket(bucket_size) + HC_JOURNAL_MIN +
+	       HC_MIN_BUCKETS;
+}
+
+/**
+ * hc_sb_encode() - the disk form of a superblock
+ * @sb: the superblock in memory
+ * @d: receives HC_SB_SIZE bytes, checksum included
+ *
+ * Does not validate: callers that build @sb from user input run
+ * hc_sb_decode() on the result. A label is cut at HC_LABEL_SIZE - 1 bytes.
+ */
+void hc_sb_encode(const struct hc_sb *sb, struct hc_sb_disk *d)
+{
+	size_t label_len;
+	u64 flags = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->magic = cpu_to_le64(HC_SB_MAGIC);
+	d->version = cpu_to_le32(sb->version);
+	d->compat = cpu_to_le64(sb->compat);
+	d->ro_compat = cpu_to_le64(sb->ro_compat);
+	d->incompat = cpu_to_le64(sb->incompat);
+	memcpy(d->dev_uuid, sb->dev_uuid, HC_UUID_SIZE);
+	memcpy(d->set_uuid, sb->set_uuid, HC_UUID_SIZE);
+	label_len = strnlen(sb->label, HC_LABEL_SIZE - 1);
+	memcpy(d->label, sb->label, label_len);
+	d->seq = cpu_to_le64(sb->seq);
+	d->sb_sector = cpu_to_le64(HC_SB_SECTOR);
+	d->kind = cpu_to_le32(sb->kind);
+	d->block_size = cpu_to_le32(sb->block_size);
+
+	if (sb->kind == HC_KIND_CACHE) {
+		const struct hc_sb_cache *c = &sb->cache;
+
+		d->cache.nbuckets = cpu_to_le64(c->nbuckets);
+		d->cache.first_bucket = cpu_to_le64(c->first_bucket);
+		d->cache.journal_start = cpu_to_le64(c->journal_start);
+		d->cache.bucket_size = cpu_to_le32(c->bucket_size);
+		d->cache.journal_buckets = cpu_to_le32(c->journal_buckets);
+		flags |= c->replacement & HC_CACHE_REPL_MASK;
+		if (c->discard)
+			flags |= HC_CACHE_DISCARD;
+		if (c->clean)
+			flags |= HC_CACHE_CLEAN;
+	} else if (sb->kind == HC_KIND_BACKING) {
+		const struct hc_sb_backing *b = &sb->backing;
+
+		d->backing.data_offset = cpu_to_le64(b->data_offset);
+		d->backing.inval_gen = cpu_to_le32(b->inval_gen);
+		flags |= b->cache_mode & HC_BDEV_MODE_MASK;
+		flags |= ((u64)b->state << HC_BDEV_STATE_SHIFT) &
+			 HC_BDEV_STATE_MASK;
+	}
+	d->flags = cpu_to_le64(flags);
+	d->csum = cpu_to_le32(hc_sb_csum(d));
+}
+
+static const char *hc_sb_decode_cache(const struct hc_sb_disk *d,
+				      struct hc_sb *sb, u64 flags)
+{
+	struct hc_sb_cache *c = &sb->cache;
+	u64 bucket_sectors, usable;
+	const char *err;
+
+	c->nbuckets = le64_to_cpu(d->cache.nbuckets);
+	c->first_bucket = le64_to_cpu(d->cache.first_bucket);
+	c->journal_start = le64_to_cpu(d->cache.journal_start);
+	c->bucket_size = le32_to_cpu(d->cache.bucket_size);
+	c->journal_buckets = le32_to_cpu(d->cache.journal_buckets);
+	c->replacement = flags & HC_CACHE_REPL_MASK;
+	c->discard = flags & HC_CACHE_DISCARD;
+	c->clean = flags & HC_CACHE_CLEAN;
+
+	err = "unknown cache flag bits";
+	if (flags & ~HC_CACHE_FLAGS_KNOWN)
+		goto err;
+	err = "unknown replacement policy";
+	if (c->replacement >= HC_REPL_NR)
+		goto err;
+	err = "cache set uuid is nil";
+	if (hc_uuid_is_nil(sb->set_uuid))
+		goto err;
+
+	/* HC_BUCKET_MIN >= HC_BLOCK_MAX: a valid bucket is whole blocks. */
+	err = "bucket size not a power of two";
+	if (!hc_is_pow2(c->bucket_size))
+		goto err;
+	err = "bucket size below 8 KiB";
+	if (c->bucket_size < HC_BUCKET_MIN)
+		goto err;
+	err = "bucket size above 128 MiB";
+	if (c->bucket_size > HC_BUCKET_MAX)
+		goto err;
+
+	bucket_sectors = c->bucket_size >> HC_SECTOR_SHIFT;
+	err = "cache larger than pointers can address";
+	if (c->nbuckets > (HC_PTR_OFFSET_MAX + 1) / bucket_sectors)
+		goto err;
+	err = "first bucket past the last bucket";
+	if (c->first_bucket >= c->nbuckets)
+		goto err;
+	/* Both factors are now bounded: no overflow. */
+	err = "first bucket overlaps the superblock";
+	if (c->first_bucket * c->bucket_size < HC_SB_END)
+		goto err;
+
+	err = "fewer than 8 journal buckets";
+	if (c->journal_buckets < HC_JOURNAL_MIN)
+		goto err;
+	err = "more than 256 journal buckets";
+	if (c->journal_buckets > HC_JOURNAL_MAX)
+		goto err;
+	err = "journal overlaps the superblock";
+	if (c->journal_start < c->first_bucket)
+		goto err;
+	err = "journal past the last bucket";
+	if (c->journal_start >= c->nbuckets ||
+	    c->journal_buckets > c->nbuckets - c->journal_start)
+		goto err;
+
+	/* first_bucket <= journal_start <= nbuckets - journal_buckets */
+	usable = c->nbuckets - c->first_bucket - c->journal_buckets;
+	err = "fewer than 128 buckets outside the journal";
+	if (usable < HC_MIN_BUCKETS)
+		goto err;
+	return NULL;
+err:
+	return err;
+}
+
+static const char *hc_sb_decode_backing(const struct hc_sb_disk *d,
+					struct hc_sb *sb, u64 flags)
+{
+	struct hc_sb_backing *b = &sb->backing;
+	const char *err;
+
+	b->data_offset = le64_to_cpu(d->backing.data_offset);
+	b->inval_gen = le32_to_cpu(d->backing.inval_gen);
+	b->cache_mode = flags & HC_BDEV_MODE_MASK;
+	b->state = (flags & HC_BDEV_STATE_MASK) >> HC_BDEV_STATE_SHIFT;
+
+	err = "unknown backing flag bits";
+	if (flags & ~HC_BDEV_FLAGS_KNOWN)
+		goto err;
+	err = "unknown cache mode";
+	if (b->cache_mode >= HC_MODE_NR)
+		goto err;
+	err = "dirty backing device without a cache set";
+	if (b->state == HC_STATE_DIRTY && hc_uuid_is_nil(sb->set_uuid))
+		goto err;
+	err = "data offset below 16 sectors";
+	if (b->data_offset < HC_DATA_OFFSET_MIN)
+		goto err;
+	err = "data offset not a multiple of the block size";
+	if (b->data_offset % (sb->block_size >> HC_SECTOR_SHIFT))
+		goto err;
+	return NULL;
+err:
+	return err;
+}
+
+/**
+ * hc_sb_decode() - validate a superblock and convert it to memory form
+ * @buf: the bytes read from HC_SB_OFFSET
+ * @len: how many; fewer than HC_SB_SIZE is an error
+ * @sb: receives the superblock; partly filled and not to be used on error
+ * @why: if not NULL, receives NULL, or a constant string naming the first
+ *	 rule broken
+ *
+ * Unknown ro_compat bits are not an error: they set @sb->read_only.
+ *
+ * Return: 0 if valid; -EINVAL if not an hcache superblock (too short, bad
+ * magic); -EBADMSG on a checksum mismatch; -EOPNOTSUPP for a newer version
+ * or incompat features this code lacks; -EUCLEAN if a field breaks a rule.
+ */
+int hc_sb_decode(const void *buf, size_t len, struct hc_sb *sb,
+		 const char **why)
+{
+	const struct hc_sb_disk *d = buf;
+	const char *err;
+	const u8 *nul;
+	u64 flags;
+	size_t i;
+	int ret;
+
+	memset(sb, 0, sizeof(*sb));
+
+	/* Not an hcache superblock at all. */
+	ret = -EINVAL;
+	err = "superblock shorter than 4096 bytes";
+	if (len < HC_SB_SIZE)
+		goto err;
+	err = "bad magic";
+	if (le64_to_cpu(d->magic) != HC_SB_MAGIC)
+		goto err;
+
+	ret = -EBADMSG;
+	err = "checksum mismatch";
+	if (le32_to_cpu(d->csum) != hc_sb_csum(d))
+		goto err;
+
+	ret = -EUCLEAN;
+	sb->version = le32_to_cpu(d->version);
+	err = "version 0 is invalid";
+	if (!sb->version)
+		goto err;
+	ret = -EOPNOTSUPP;
+	err = "version newer than this code supports";
+	if (sb->version > HC_SB_VERSION)
+		goto err;
+	ret = -EUCLEAN;
+	err = "superblock sector field is not 8";
+	if (le64_to_cpu(d->sb_sector) != HC_SB_SECTOR)
+		goto err;
+
+	sb->compat = le64_to_cpu(d->compat);
+	sb->ro_compat = le64_to_cpu(d->ro_compat);
+	sb->incompat = le64_to_cpu(d->incompat);
+	ret = -EOPNOTSUPP;
+	err = "unknown incompat feature bits";
+	if (sb->incompat & ~HC_FEAT_INCOMPAT_SUPP)
+		goto err;
+	/* Unknown compat bits are ignored; unknown ro_compat: read only. */
+	sb->read_only = sb->ro_compat & ~HC_FEAT_RO_COMPAT_SUPP;
+
+	/* From here on, every broken rule is a corrupt field. */
+	ret = -EUCLEAN;
+	memcpy(sb->dev_uuid, d->dev_uuid, HC_UUID_SIZE);
+	memcpy(sb->set_uuid, d->set_uuid, HC_UUID_SIZE);
+	err = "device uuid is nil";
+	if (hc_uuid_is_nil(sb->dev_uuid))
+		goto err;
+
+	nul = memchr(d->label, 0, HC_LABEL_SIZE);
+	err = "label not NUL-terminated";
+	if (!nul)
+		goto err;
+	err = "label not NUL-padded";
+	for (i = nul - d->label; i < HC_LABEL_SIZE; i++)
+		if (d->label[i])
+			goto err;
+	memcpy(sb->label, d->label, HC_LABEL_SIZE);
+
+	sb->seq = le64_to_cpu(d->seq);
+	sb->block_size = le32_to_cpu(d->block_size);
+	err = "block size not a power of two";
+	if (!hc_is_pow2(sb->block_size))
+		goto err;
+	err = "block size below 512 bytes";
+	if (sb->block_size < HC_BLOCK_MIN)
+		goto err;
+	err = "block size above 4096 bytes";
+	if (sb->block_size > HC_BLOCK_MAX)
+		goto err;
+
+	sb->kind = le32_to_cpu(d->kind);
+	flags = le64_to_cpu(d->flags);
+	switch (sb->kind) {
+	case HC_KIND_CACHE:
+		err = hc_sb_decode_cache(d, sb, flags);
+		break;
+	case HC_KIND_BACKING:
+		err = hc_sb_decode_backing(d, sb, flags);
+		break;
+	default:
+		err = "unknown device kind";
+		break;
+	}
+	if (err)
+		goto err;
+	if (why)
+		*why = NULL;
+	return 0;
+err:
+	if (why)
+		*why = err;
+	return ret;
+}

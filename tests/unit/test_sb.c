@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_sb: the superblock in drivers/md/hcache/sb.c: byte layout, checksum
+ * convention, encode/decode round trips, and one corrupt superblock per
+ * validation rule with the exact error expected. It also reads sb.c and
+ * fails if any error string there is missing from the table, so a new rule
+ * cannot land untested.
+ */
+
+#include <stdlib.h>
+
+#include "sb.h"
+#include "testlib.h"
+
+enum base { CACHE, BACKING };
+
+static const u8 set_uuid[HC_UUID_SIZE] = {
+	0x5e, 0x7a, 0x11, 0x2b, 0x90, 0x43, 0x4c, 0x1d,
+	0x8e, 0x0f, 0x6a, 0x33, 0xd2, 0x71, 0xa4, 0x09 };
+static const u8 dev_uuid[HC_UUID_SIZE] = {
+	0xd3, 0x01, 0x9c, 0x4e, 0x27, 0x8b, 0x46, 0xf0,
+	0xa1, 0x5d, 0x3c, 0x62, 0x0e, 0x94, 0xb7, 0x18 };
+
+static void base_sb(enum base base, struct hc_sb *sb)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->version = HC_SB_VERSION;
+	memcpy(sb->dev_uuid, dev_uuid, HC_UUID_SIZE);
+	memcpy(sb->set_uuid, set_uuid, HC_UUID_SIZE);
+	strcpy(sb->label, "test");
+	sb->seq = 7;
+	sb->block_size = 512;
+	if (base == CACHE) {
+		sb->kind = HC_KIND_CACHE;
+		sb->incompat = HC_FEAT_INCOMPAT_DRAFT_CSET;
+		sb->cache.nbuckets = 1000;
+		sb->cache.bucket_size = 512 << 10;
+		sb->cache.first_bucket = 1;
+		sb->cache.journal_start = 1;
+		sb->cache.journal_buckets = 8;
+		sb->cache.replacement = HC_REPL_FIFO;
+		sb->cache.discard = true;
+		sb->cache.clean = true;
+	} else {
+		sb->kind = HC_KIND_BACKING;
+		sb->backing.data_offset = 2048;
+		sb->backing.inval_gen = 3;
+		sb->backing.cache_mode = HC_MODE_WRITEBACK;
+		sb->backing.state = HC_STATE_CLEAN;
+	}
+}
+
+static bool sb_equal(const struct hc_sb *a, const struct hc_sb *b)
+{
+	return a->version == b->version && a->compat == b->compat &&
+	       a->ro_compat == b->ro_compat && a->incompat == b->incompat &&
+	       !memcmp(a->dev_uuid, b->dev_uuid, HC_UUID_SIZE) &&
+	       !memcmp(a->set_uuid, b->set_uuid, HC_UUID_SIZE) &&
+	       !strcmp(a->label, b->label) && a->seq == b->seq &&
+	       a->kind == b->kind && a->block_size == b->block_size &&
+	       (a->kind != HC_KIND_CACHE ||
+		(a->cache.nbuckets == b->cache.nbuckets &&
+		 a->cache.first_bucket == b->cache.first_bucket &&
+		 a->cache.journal_start == b->cache.journal_start &&
+		 a->cache.bucket_size == b->cache.bucket_size &&
+		 a->cache.journal_buckets == b->cache.journal_buckets &&
+		 a->cache.replacement == b->cache.replacement &&
+		 a->cache.discard == b->cache.discard &&
+		 a->cache.clean == b->cache.clean)) &&
+	       (a->kind != HC_KIND_BACKING ||
+		(a->backing.data_offset == b->backing.data_offset &&
+		 a->backing.inval_gen == b->backing.inval_gen &&
+		 a->backing.cache_mode == b->backing.cache_mode &&
+		 a->backing.state == b->backing.state));
+}
+
+static u64 get_le(const void *p, unsigned int width)
+{
+	const u8 *b = p;
+	u64 v = 0;
+
+	while (width--)
+		v = v << 8 | b[width];
+	return v;
+}
+
+static void put_le(void *p, unsigned int width, u64 v)
+{
+	u8 *b = p;
+	unsigned int i;
+
+	for (i = 0; i < width; i++, v >>= 8)
+		b[i] = v;
+}
+
+static void test_layout(void)
+{
+	struct hc_sb_disk d, z;
+	struct hc_sb sb;
+
+	printf("byte layout and checksum convention\n");
+	base_sb(CACHE, &sb);
+	hc_sb_encode(&sb, &d);
+	CHECK(!memcmp(&d, "hcache-S", 8), "magic bytes are \"hcache-S\"");
+	CHECK_EQ_U64(get_le((u8 *)&d + 12, 4), HC_SB_VERSION, "version @12");
+	CHECK_EQ_U64(get_le((u8 *)&d + 32, 8), HC_FEAT_INCOMPAT_DRAFT_CSET,
+		     "incompat @32");
+	CHECK(!memcmp((u8 *)&d + 40, dev_uuid, 16), "dev uuid @40");
+	CHECK(!memcmp((u8 *)&d + 56, set_uuid, 16), "set uuid @56");
+	CHECK(!memcmp((u8 *)&d + 72, "test\0\0\0\0", 8), "label @72");
+	CHECK_EQ_U64(get_le((u8 *)&d + 104, 8), 7, "seq @104");
+	CHECK_EQ_U64(get_le((u8 *)&d + 112, 8), 8, "sb sector @112");
+	CHECK_EQ_U64(get_le((u8 *)&d + 120, 8),
+		     HC_REPL_FIFO | HC_CACHE_DISCARD | HC_CACHE_CLEAN,
+		     "cache flags @120");
+	CHECK_EQ_U64(get_le((u8 *)&d + 128, 4), HC_KIND_CACHE, "kind @128");
+	CHECK_EQ_U64(get_le((u8 *)&d + 132, 4), 512, "block size @132");
+	CHECK_EQ_U64(get_le((u8 *)&d + 136, 8), 1000, "nbuckets @136");
+	CHECK_EQ_U64(get_le((u8 *)&d + 144, 8), 1, "first bucket @144");
+	CHECK_EQ_U64(get_le((u8 *)&d + 152, 8), 1, "journal start @152");
+	CHECK_EQ_U64(get_le((u8 *)&d + 160, 4), 512 << 10, "bucket size @160");
+	CHECK_EQ_U64(get_le((u8 *)&d + 164, 4), 8, "journal buckets @164");
+
+	/* Checksum: standard CRC-32C of the 4 KiB with the field as zero. */
+	z = d;
+	memset(&z.csum, 0, sizeof(z.csum));
+	CHECK_EQ_U64(get_le((u8 *)&d + 8, 4), hc_csum(&z, sizeof(z)),
+		     "csum @8 is CRC-32C of the block with csum zeroed");
+	CHECK_EQ_U64(hc_sb_csum(&d), hc_csum(&z, sizeof(z)),
+		     "hc_sb_csum matches");
+
+	base_sb(BACKING, &sb);
+	hc_sb_encode(&sb, &d);
+	CHECK_EQ_U64(get_le((u8 *)&d + 120, 8),
+		     HC_MODE_WRITEBACK | (HC_STATE_CLEAN << HC_BDEV_STATE_SHIFT),
+		     "backing flags @120");
+	CHECK_EQ_U64(get_le((u8 *)&d + 128, 4), HC_KIND_BACKING, "kind @128");
+	CHECK_EQ_U64(get_le((u8 *)&d + 136, 8), 2048, "data offset @136");
+	CHECK_EQ_U64(get_le((u8 *)&d + 144, 4), 3, "inval gen @144");
+
+	printf("set magic and minimum cache size\n");
+	CHECK_EQ_U64(hc_set_magic(set_uuid),
+		     get_le(set_uuid, 8) ^ get_le(set_uuid + 8, 8),
+		     "set magic is the xor of the uuid halves");
+	CHECK_EQ_U64(hc_cache_first_bucket(512 << 10), 1, "first bucket 512k");
+	CHECK_EQ_U64(hc_cache_first_bucket(8 << 10), 1, "first bucket 8k");
+	CHECK_EQ_U64(hc_cache_min_buckets(512 << 10), 137, "min buckets 512k");
+}
+
+static void test_round_trip(void)
+{
+	static const u32 repl[] = { HC_REPL_LRU, HC_REPL_FIFO, HC_REPL_RANDOM };
+	struct hc_sb_disk d, d2;
+	struct hc_sb in, out;
+	const char *err;
+	unsigned int i;
+
+	printf("round trips: encode, decode, compare, re-encode\n");
+	for (i = 0; i < 3 * HC_MODE_NR * 4; i++) {
+		base_sb(i & 1 ? BACKING : CACHE, &in);
+		in.seq = 0x0123456789abcdefULL + i;
+		in.compat = 1ULL << (i % 64);
+		in.block_size = 512U << (i % 4);
+		if (in.kind == HC_KIND_CACHE) {
+			in.cache.replacement = repl[i % 3];
+			in.cache.discard = i & 2;
+			in.cache.clean = i & 4;
+			in.cache.bucket_size = (8U << 10) << (i % 15);
+			in.cache.nbuckets = 137 + i * 1000003ULL;
+			in.cache.journal_buckets = 8 + i % 249;
+			in.cache.nbuckets += in.cache.journal_buckets;
+		} else {
+			in.backing.cache_mode = i % HC_MODE_NR;
+			in.backing.state = (i / 2) % 4;
+			in.backing.data_offset = 16 * (i + 1) * 8;
+			in.backing.inval_gen = ~i;
+		}
+		snprintf(in.label, sizeof(in.label), "label %u", i);
+		hc_sb_encode(&in, &d);
+		hc_sb_decode(&d, sizeof(d), &out, &err);
+		CHECK(!err, "round trip %u: %s", i, err);
+		CHECK(sb_equal(&in, &out), "round trip %u: fields differ", i);
+		hc_sb_encode(&out, &d2);
+		CHECK(!memcmp(&d, &d2, sizeof(d)), "re-encode %u differs", i);
+	}
+
+	/* A 31-byte label survives; encode truncates a longer one. */
+	base_sb(CACHE, &in);
+	memset(in.label, 'x', HC_LABEL_SIZE - 1);
+	hc_sb_encode(&in, &d);
+	hc_sb_decode(&d, sizeof(d), &out, &err);
+	CHECK(!err && strlen(out.label) == 31, "31-byte label: %s", err);
+}
+
+/* ---- One corrupt superblock per rule -------------------------------------- */
+
+struct corrupt {
+	const char *what;
+	enum base base;
+	size_t off;		/* field to overwrite, little-endian */
+	unsigned int width;	/* 0: no field */
+	u64 val;
+	void (*mutate)(struct hc_sb_disk *d);
+	bool keep_csum;		/* do not fix the checksum afterwards */
+	size_t len;		/* bytes passed to decode; 0: HC_SB_SIZE */
+	const char *want;	/* NULL: must be valid */
+};
+
+#define F(field)	offsetof(struct hc_sb_disk, field), \
+			sizeof(((struct hc_sb_disk *)0)->field)
+
+static void nil_dev_uuid(struct hc_sb_disk *d)
+{
+	memset(d->dev_uuid, 0, HC_UUID_SIZE);
+}
+
+static void nil_set_uuid(struct hc_sb_disk *d)
+{
+	memset(d->set_uuid, 0, HC_UUID_SIZE);
+}
+
+static void label_full(struct hc_sb_disk *d)
+{
+	memset(d->label, 'a', HC_LABEL_SIZE);
+}
+
+static void label_garbage(struct hc_sb_disk *d)
+{
+	memcpy(d->label, "ab\0c", 4);
+}
+
+static void label_last_byte(struct hc_sb_disk *d)
+{
+	d->label[HC_LABEL_SIZE - 1] = 'z';
+}
+
+static void label_empty(struct hc_sb_disk *d)
+{
+	memset(d->label, 0, HC_LABEL_SIZE);
+}
+
+static void label_31(struct hc_sb_disk *d)
+{
+	memset(d->label, 'a', HC_LABEL_SIZE - 1);
+}
+
+static void dirty_without_set(struct hc_sb_disk *d)
+{
+	nil_set_uuid(d);
+	d->flags = cpu_to_le64((u64)HC_STATE_DIRTY << HC_BDEV_STATE_SHIFT);
+}
+
+static void stale_without_set(struct hc_sb_disk *d)
+{
+	nil_set_uuid(d);
+	d->flags = cpu_to_le64((u64)HC_STATE_STALE << HC_BDEV_STATE_SHIFT);
+}
+
+static void block4k_offset20(struct hc_sb_disk *d)
+{
+	d->block_size = cpu_to_le32(4096);
+	d->backing.data_offset = cpu_to_le64(20);
+}
+
+static void block4k_offset16(struct hc_sb_disk *d)
+{
+	d->block_size = cpu_to_le32(4096);
+	d->backing.data_offset = cpu_to_le64(16);
+}
+
+static void bucket8k_first0(struct hc_sb_disk *d)
+{
+	d->cache.bucket_size = cpu_to_le32(8192);
+	d->cache.first_bucket = cpu_to_le64(0);
+	d->cache.journal_start = cpu_to_le64(0);
+}
+
+static void bucket8k_first1(struct hc_sb_disk *d)
+{
+	d->cache.bucket_size = cpu_to_le32(8192);
+}
+
+static void bucket_max_addressable(struct hc_sb_disk *d)
+{
+	/* 128 MiB buckets: 2^48 sectors are exactly 2^30 buckets. */
+	d->cache.bucket_size = cpu_to_le32(HC_BUCKET_MAX);
+	d->cache.nbuckets = cpu_to_le64(1ULL << 30);
+}
+
+static void bucket_max_plus_one(struct hc_sb_disk *d)
+{
+	d->cache.bucket_size = cpu_to_le32(HC_BUCKET_MAX);
+	d->cache.nbuckets = cpu_to_le64((1ULL << 30) + 1);
+}
+
+static void journal_at_end(struct hc_sb_disk *d)
+{
+	d->cache.journal_start = cpu_to_le64(1000 - 8);
+}
+
+static void journal_wraps(struct hc_sb_disk *d)
+{
+	d->cache.journal_start = cpu_to_le64(~0ULL - 3);
+}
+
+static const struct corrupt table[] = {
+	/* Common rules, in the order sb.c checks them. */
+	{ "4095 bytes", CACHE, .len = HC_SB_SIZE - 1,
+	  .want = "superblock shorter than 4096 bytes" },
+	{ "zero magic", CACHE, F(magic), 0, .want = "bad magic" },
+	{ "bcache-like magic", BACKING, F(magic), 0xca451a4ef67385c6ULL,
+	  .want = "bad magic" },
+	{ "flipped reserved byte", CACHE, offsetof(struct hc_sb_disk,
+	  reserved) + 100, 1, 1, .keep_csum = true,
+	  .want = "checksum mismatch" },
+	{ "flipped last byte", BACKING, HC_SB_SIZE - 1, 1, 0x80,
+	  .keep_csum = true, .want = "checksum mismatch" },
+	{ "csum field zero", CACHE, F(csum), 0, .keep_csum = true,
+	  .want = "checksum mismatch" },
+	{ "version 0", CACHE, F(version), 0, .want = "version 0 is invalid" },
+	{ "version 2", BACKING, F(version), 2,
+	  .want = "version newer than this code supports" },
+	{ "sb sector 0", CACHE, F(sb_sector), 0,
+	  .want = "superblock sector field is not 8" },
+	{ "sb sector 16", BACKING, F(sb_sector), 16,
+	  .want = "superblock sector field is not 8" },
+	{ "incompat bit 1", CACHE, F(incompat), 3,
+	  .want = "unknown incompat feature bits" },
+	{ "incompat bit 63", BACKING, F(incompat), 1ULL << 63,
+	  .want = "unknown incompat feature bits" },
+	{ "nil dev uuid", CACHE, .mutate = nil_dev_uuid,
+	  .want = "device uuid is nil" },
+	{ "32-byte label", CACHE, .mutate = label_full,
+	  .want = "label not NUL-terminated" },
+	{ "label byte after NUL", BACKING, .mutate = label_garbage,
+	  .want = "label not NUL-padded" },
+	{ "label last byte set", CACHE, .mutate = label_last_byte,
+	  .want = "label not NUL-padded" },
+	{ "block size 0", CACHE, F(block_size), 0,
+	  .want = "block size not a power of two" },
+	{ "block size 1536", BACKING, F(block_size), 1536,
+	  .want = "block size not a power of two" },
+	{ "block size 256", CACHE, F(block_size), 256,
+	  .want = "block size below 512 bytes" },
+	{ "block size 8192", BACKING, F(block_size), 8192,
+	  .want = "block size above 4096 bytes" },
+	{ "kind 0", CACHE, F(kind), 0, .want = "unknown device kind" },
+	{ "kind 3", BACKING, F(kind), 3, .want = "unknown device kind" },
+
+	/* Cache device rules. */
+	{ "cache flag bit 6", CACHE, F(flags), 1 << 6,
+	  .want = "unknown cache flag bits" },
+	{ "cache flag bit 63", CACHE, F(flags), 1ULL << 63,
+	  .want = "unknown cache flag bits" },
+	{ "replacement 3", CACHE, F(flags), 3,
+	  .want = "unknown replacement policy" },
+	{ "replacement 15", CACHE, F(flags), 15 | HC_CACHE_CLEAN,
+	  .want = "unknown replacement policy" },
+	{ "cache without set", CACHE, .mutate = nil_set_uuid,
+	  .want = "cache set uuid is nil" },
+	{ "bucket size 0", CACHE, F(cache.bucket_size), 0,
+	  .want = "bucket size not a power of two" },
+	{ "bucket size 192k", CACHE, F(cache.bucket_size), 192 << 10,
+	  .want = "bucket size not a power of two" },
+	{ "bucket size 4k", CACHE, F(cache.bucket_size), 4096,
+	  .want = "bucket size below 8 KiB" },
+	{ "bucket size 256M", CACHE, F(cache.bucket_size), 256 << 20,
+	  .want = "bucket size above 128 MiB" },
+	{ "nbuckets 2^38 + 1 of 512k", CACHE, F(cache.nbuckets),
+	  (1ULL << 38) + 1, .want = "cache larger than pointers can address" },
+	{ "nbuckets ~0", CACHE, F(cache.nbuckets), ~0ULL,
+	  .want = "cache larger than pointers can address" },
+	{ "2^30 + 1 buckets of 128M", CACHE, .mutate = bucket_max_plus_one,
+	  .want = "cache larger than pointers can address" },
+	{ "first bucket = nbuckets", CACHE, F(cache.first_bucket), 1000,
+	  .want = "first bucket past the last bucket" },
+	{ "first bucket ~0", CACHE, F(cache.first_bucket), ~0ULL,
+	  .want = "first bucket past the last bucket" },
+	{ "first bucket 0", CACHE, F(cache.first_bucket), 0,
+	  .want = "first bucket overlaps the superblock" },
+	{ "8k buckets, first bucket 0", CACHE, .mutate = bucket8k_first0,
+	  .want = "first bucket overlaps the superblock" },
+	{ "7 journal buckets", CACHE, F(cache.journal_buckets), 7,
+	  .want = "fewer than 8 journal buckets" },
+	{ "0 journal buckets", CACHE, F(cache.journal_buckets), 0,
+	  .want = "fewer than 8 journal buckets" },
+	{ "257 journal buckets", CACHE, F(cache.journal_buckets), 257,
+	  .want = "more than 256 journal buckets" },
+	{ "journal at bucket 0", CACHE, F(cache.journal_start), 0,
+	  .want = "journal overlaps the superblock" },
+	{ "journal one past the end", CACHE, F(cache.journal_start), 993,
+	  .want = "journal past the last bucket" },
+	{ "journal start at nbuckets", CACHE, F(cache.journal_start), 1000,
+	  .want = "journal past the last bucket" },
+	{ "journal start near 2^64", CACHE, .mutate = journal_wraps,
+	  .want = "journal past the last bucket" },
+	{ "136 buckets", CACHE, F(cache.nbuckets), 136,
+	  .want = "fewer than 128 buckets outside the journal" },
+
+	/* Backing device rules. */
+	{ "backing flag bit 6", BACKING, F(flags), 1 << 6,
+	  .want = "unknown backing flag bits" },
+	{ "cache mode 4", BACKING, F(flags), 4,
+	  .want = "unknown cache mode" },
+	{ "cache mode 15", BACKING, F(flags), 15 | (1 << 4),
+	  .want = "unknown cache mode" },
+	{ "dirty without a set", BACKING, .mutate = dirty_without_set,
+	  .want = "dirty backing device without a cache set" },
+	{ "data offset 15", BACKING, F(backing.data_offset), 15,
+	  .want = "data offset below 16 sectors" },
+	{ "data offset 0", BACKING, F(backing.data_offset), 0,
+	  .want = "data offset below 16 sectors" },
+	{ "4k blocks, data offset 20", BACKING, .mutate = block4k_offset20,
+	  .want = "data offset not a multiple of the block size" },
+
+	/* Valid edge cases. */
+	{ "base cache", CACHE, .want = NULL },
+	{ "base backing", BACKING, .want = NULL },
+	{ "unknown compat bits", CACHE, F(compat), ~0ULL, .want = NULL },
+	{ "ro_compat data csum", BACKING, F(ro_compat),
+	  HC_FEAT_RO_COMPAT_DATA_CSUM, .want = NULL },
+	{ "no incompat bits on a cache", CACHE, F(incompat), 0, .want = NULL },
+	{ "31-byte label", CACHE, .mutate = label_31, .want = NULL },
+	{ "empty label", BACKING, .mutate = label_empty, .want = NULL },
+	{ "block size 4096", CACHE, F(block_size), 4096, .want = NULL },
+	{ "137 buckets", CACHE, F(cache.nbuckets), 137, .want = NULL },
+	{ "8k buckets, first bucket 1", CACHE,
+	  .mutate = bucket8k_first1, .want = NULL },
+	{ "2^30 buckets of 128M", CACHE,
+	  .mutate = bucket_max_addressable, .want = NULL },
+	{ "256 journal buckets", CACHE, F(cache.journal_buckets), 256,
+	  .want = NULL },
+	{ "journal at the end", CACHE,
+	  .mutate = journal_at_end, .want = NULL },
+	{ "data offset 16", BACKING, F(backing.data_offset), 16, .want = NULL },
+	{ "4k blocks, data offset 16", BACKING,
+	  .mutate = block4k_offset16, .want = NULL },
+	{ "stale without a set", BACKING,
+	  .mutate = stale_without_set, .want = NULL },
+	{ "backing without set", BACKING, .mutate = nil_set_uuid, .want = NULL },
+};
+
+/*
+ * The errno each rule must come with: callers (the module's register path)
+ * tell "not hcache" from "damaged" from "too new" by it.
+ */
+static int want_errno(const char *want)
+{
+	if (!want)
+		return 0;
+	if (!strcmp(want, "superblock shorter than 4096 bytes") ||
+	    !strcmp(want, "bad magic"))
+		return -EINVAL;
+	if (!strcmp(want, "checksum mismatch"))
+		return -EBADMSG;
+	if (!strcmp(want, "version newer than this code supports") ||
+	    !strcmp(want, "unknown incompat feature bits"))
+		return -EOPNOTSUPP;
+	return -EUCLEAN;
+}
+
+static void test_table(void)
+{
+	struct hc_sb_disk d;
+	struct hc_sb sb;
+	const char *err;
+	size_t i;
+	int ret;
+
+	printf("%zu corrupt and edge-case superblocks\n",
+	       sizeof(table) / sizeof(table[0]));
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		const struct corrupt *c = &table[i];
+
+		base_sb(c->base, &sb);
+		hc_sb_encode(&sb, &d);
+		if (c->width)
+			put_le((u8 *)&d + c->off, c->width, c->val);
+		if (c->mutate)
+			c->mutate(&d);
+		if (!c->keep_csum)
+			d.csum = cpu_to_le32(hc_sb_csum(&d));
+		err = "not set";
+		ret = hc_sb_decode(&d, c->len ? c->len : sizeof(d), &sb, &err);
+		CHECK(ret == want_errno(c->want), "%s: returned %d, want %d",
+		      c->what, ret, want_errno(c->want));
+		if (c->want)
+			CHECK(err && !strcmp(err, c->want),
+			      "%s: got \"%s\", want \"%s\"", c->what,
+			      err ? err : "(valid)", c->want);
+		else
+			CHECK(!err, "%s: got \"%s\", want valid", c->what, err);
+		printf("  %-32s -> %4d %s\n", c->what, ret, err ? err : "valid");
+	}
+
+	printf("read_only follows unknown ro_compat bits\n");
+	base_sb(CACHE, &sb);
+	sb.ro_compat = 1ULL << 40;
+	hc_sb_encode(&sb, &d);
+	hc_sb_decode(&d, sizeof(d), &sb, &err);
+	CHECK(!err && sb.read_only, "unknown ro_compat: err %s ro %d", err,
+	      sb.read_only);
+	base_sb(CACHE, &sb);
+	sb.compat = 1ULL << 40;
+	hc_sb_encode(&sb, &d);
+	hc_sb_decode(&d, sizeof(d), &sb, &err);
+	CHECK(!err && !sb.read_only, "unknown compat: err %s ro %d", err,
+	      sb.read_only);
+}
+
+/* Every err = "..." in sb.c must be the want of some table entry. */
+static void test_rules_covered(void)
+{
+	static const char needle[] = "err = \"";
+	unsigned int rules = 0;
+	char line[512];
+	FILE *f;
+
+	printf("every rule in %s has a table entry\n", HC_SB_C_PATH);
+	f = fopen(HC_SB_C_PATH, "r");
+	CHECK(f, "cannot open %s", HC_SB_C_PATH);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, needle), *q;
+		bool found = false;
+		size_t i;
+
+		if (!p)
+			continue;
+		p += sizeof(needle) - 1;
+		q = strchr(p, '"');
+		if (!q)
+			continue;
+		*q = '\0';
+		rules++;
+		for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+			if (table[i].want && !strcmp(table[i].want, p))
+				found = true;
+		CHECK(found, "rule \"%s\" has no table entry", p);
+	}
+	fclose(f);
+	CHECK(rules >= 30, "found only %u rules in sb.c", rules);
+	printf("  %u rules\n", rules);
+}
+
+int main(void)
+{
+	test_layout();
+	test_round_trip();
+	test_table();
+	test_rules_covered();
+	return hc_test_done("test_sb");
+}
