@@ -6,6 +6,8 @@
 # for the host's log scanner).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root
+# We run in a chroot; udevadm and udevd refuse to work there without this.
+export SYSTEMD_IGNORE_CHROOT=1
 
 cmdline_arg() {
 	tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p"
@@ -20,6 +22,16 @@ HC_RESULTS=/hc-results
 export HC_ROOT HC_TEST HC_KVER HC_RESULTS HC_LONG
 export HC_KO=$HC_ROOT/build/$HC_KVER/hcache/hcache.ko
 export HC_SELFTEST_KO=$HC_ROOT/build/$HC_KVER/selftest/hc_selftest.ko
+
+# What a distribution's init would have made: /dev/fd for bash's process
+# substitution, /dev/shm for programs that share memory.
+ln -sfn /proc/self/fd /dev/fd
+ln -sfn /proc/self/fd/0 /dev/stdin
+ln -sfn /proc/self/fd/1 /dev/stdout
+ln -sfn /proc/self/fd/2 /dev/stderr
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t devpts devpts /dev/pts
 
 # Surface hung tasks well inside a test's time limit.
 echo 20 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null

@@ -69,3 +69,47 @@ hc_nullb() {
 		echo "/dev/nullb$(cat "$dir/index")"
 	fi
 }
+
+# hc_tool NAME: path of a userspace tool built from this tree.
+hc_tool() {
+	[ -x "$HC_ROOT/tools/$1" ] || hc_fail "tool $1 is not built (make -C tools)"
+	echo "$HC_ROOT/tools/$1"
+}
+
+# hc_write FILE VALUE: write VALUE to a sysfs FILE; fails the test on error.
+hc_write() {
+	printf '%s\n' "$2" >"$1" || hc_fail "writing '$2' to $1 failed"
+}
+
+# hc_write_fails ERRNO_TEXT FILE VALUE: the write must fail with that error
+# (the strerror text, e.g. "Device or resource busy").
+hc_write_fails() {
+	local err
+	if err=$( { printf '%s\n' "$3" >"$2"; } 2>&1 ); then
+		hc_fail "writing '$3' to $2 succeeded; expected: $1"
+	fi
+	case $err in
+	*"$1"*) hc_log "as expected, '$3' > $2: $1" ;;
+	*) hc_fail "writing '$3' to $2: got '$err', expected '$1'" ;;
+	esac
+}
+
+# hc_wait COND_COMMAND... : retry for up to 10 s until the command succeeds.
+hc_wait() {
+	local i
+	for i in $(seq 100); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	hc_fail "timed out waiting for: $*"
+}
+
+# hc_size DEV: size of a block device in 512-byte sectors.
+hc_size() {
+	blockdev --getsz "$1"
+}
+
+# hc_kmsg_has TEXT: the kernel log holds TEXT.
+hc_kmsg_has() {
+	dmesg | grep -q -F -- "$1" || hc_fail "kernel log lacks: $1"
+}

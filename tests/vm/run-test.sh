@@ -11,6 +11,9 @@
 #   # expect-log: REGEX    a kernel log line the test provokes on purpose
 #   # expect-flagged: REGEX  harness self-test: pass only if the log scanner
 #                          flags a line matching REGEX (and nothing else)
+#   # expect-console: REGEX  the console log must show REGEX by the time the
+#                          guest is off (for what happens after the test,
+#                          such as the reboot notifier at power-off)
 # The guest's serial console goes to WORK_DIR/console.log; what the test
 # printed to WORK_DIR/out/test.log.
 set -uo pipefail
@@ -32,6 +35,7 @@ smp=$(header smp | tail -n 1)
 append=$(header append | tr '\n' ' ')
 mapfile -t allowed < <(header expect-log)
 flagged_re=$(header expect-flagged | tail -n 1)
+mapfile -t console_wanted < <(header expect-console)
 [ -n "${HC_LONG:-}" ] && long=1 || long=0
 
 rm -rf "$work"
@@ -84,6 +88,13 @@ elif [ "$rc" != 0 ]; then
 	echo "the test exited with status $rc" >>"$work/verdict"
 	verdict=1
 fi
+
+for re in "${console_wanted[@]}"; do
+	if ! grep -a -q -E -- "$re" "$console"; then
+		echo "the console log never showed /$re/" >>"$work/verdict"
+		verdict=1
+	fi
+done
 
 flagged=$("$here/scan-log.sh" "$console" "$work/out/dmesg.raw" "${allowed[@]}")
 if [ -n "$flagged_re" ]; then

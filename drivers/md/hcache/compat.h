@@ -102,4 +102,74 @@ static inline void hc_bdev_close(struct hc_bdev_handle *h)
 	h->bdev = NULL;
 }
 
+/**
+ * hc_limits_stack_bdev() - queue limits for a disk that exports @bdev
+ *	from sector @offset on
+ * @lim: filled in: stacking defaults combined with @bdev's limits
+ * @bdev: the device underneath
+ * @offset: where the exported data starts on @bdev, in sectors
+ *
+ * v6.9 added queue_limits_stack_bdev() (probes/queue_limits_stack_bdev.c);
+ * before it, blk_stack_limits() was called on the queue's limits directly.
+ */
+static inline void hc_limits_stack_bdev(struct queue_limits *lim,
+					struct block_device *bdev,
+					sector_t offset)
+{
+	blk_set_stacking_limits(lim);
+#ifdef HC_HAVE_QUEUE_LIMITS_STACK_BDEV
+	queue_limits_stack_bdev(lim, bdev, offset, "hcache");
+#else
+	if (blk_stack_limits(lim, &bdev_get_queue(bdev)->limits,
+			     get_start_sect(bdev) + offset))
+		pr_notice("hcache: %pg is misaligned for its data offset\n",
+			  bdev);
+#endif
+}
+
+/**
+ * hc_alloc_disk() - allocate a bio-based disk
+ * @lim: its queue limits (from hc_limits_stack_bdev())
+ * @nonrot: the disk is not rotational
+ *
+ * The disk always advertises a volatile write cache with FUA, so its users
+ * send flushes, and counts its I/O in /sys/block/NAME/stat. v6.9 passes the
+ * limits to blk_alloc_disk() (probes/blk_alloc_disk_limits.c) and v6.11
+ * moved cache, FUA, rotational and accounting into lim->features
+ * (probes/blk_feat_write_cache.c); before them, they were queue flags set
+ * after allocation.
+ *
+ * May sleep.
+ *
+ * Return: the disk or an ERR_PTR.
+ */
+static inline struct gendisk *hc_alloc_disk(struct queue_limits *lim,
+					    bool nonrot)
+{
+#if defined(HC_HAVE_BLK_ALLOC_DISK_LIMITS) && defined(HC_HAVE_BLK_FEAT_WRITE_CACHE)
+	lim->features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA | BLK_FEAT_IO_STAT;
+	if (nonrot)
+		lim->features &= ~BLK_FEAT_ROTATIONAL;
+	else
+		lim->features |= BLK_FEAT_ROTATIONAL;
+	return blk_alloc_disk(lim, NUMA_NO_NODE);
+#elif !defined(HC_HAVE_BLK_ALLOC_DISK_LIMITS) && !defined(HC_HAVE_BLK_FEAT_WRITE_CACHE)
+	struct gendisk *disk = blk_alloc_disk(NUMA_NO_NODE);
+	struct request_queue *q;
+
+	if (!disk)
+		return ERR_PTR(-ENOMEM);
+	q = disk->queue;
+	blk_set_stacking_limits(&q->limits);
+	blk_stack_limits(&q->limits, lim, 0);
+	blk_queue_write_cache(q, true, true);
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
+	if (nonrot)
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	return disk;
+#else
+#error "hcache: unexpected mix of blk_alloc_disk() and queue feature APIs"
+#endif
+}
+
 #endif /* _HCACHE_COMPAT_H */

@@ -12,21 +12,49 @@
 /* /sys/fs/hcache; set at load, cleared at unload. */
 struct kobject *hc_root_kobj;
 
+/* Deferred work of every device (stops asked for through sysfs). */
+struct workqueue_struct *hc_wq;
+
 static int __init hc_module_init(void)
 {
+	int ret;
+
+	hc_wq = alloc_workqueue("hcache", WQ_MEM_RECLAIM, 0);
+	if (!hc_wq)
+		return -ENOMEM;
+	ret = hc_backing_major_init();
+	if (ret)
+		goto out_wq;
 	hc_root_kobj = kobject_create_and_add("hcache", fs_kobj);
 	if (!hc_root_kobj) {
-		pr_err("cannot create /sys/fs/hcache\n");
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out_major;
 	}
+	ret = hc_register_init();
+	if (ret)
+		goto out_kobj;
 	pr_info("loaded\n");
 	return 0;
+
+out_kobj:
+	kobject_put(hc_root_kobj);
+out_major:
+	hc_backing_major_exit();
+out_wq:
+	destroy_workqueue(hc_wq);
+	pr_err("cannot load: error %d\n", ret);
+	return ret;
 }
 
+/* Only once every device is stopped: each holds a module reference. */
 static void __exit hc_module_exit(void)
 {
+	hc_register_exit();
 	kobject_put(hc_root_kobj);
 	hc_root_kobj = NULL;
+	/* Lets stop works that dropped their module reference finish. */
+	destroy_workqueue(hc_wq);
+	hc_backing_major_exit();
 	pr_info("unloaded\n");
 }
 

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * backing_sysfs.c: the files of a backing device in sysfs,
+ * <backing>/hcache/ (also /sys/block/hcacheN/hcache/ while it runs), and
+ * the uevents that tell udev its uuid and label. Each file is documented in
+ * Documentation/ABI/testing/sysfs-block-hcache.
+ */
+
+#include "hcache.h"
+
+#include <linux/sysfs.h>
+#include <linux/string.h>
+
+struct hc_backing_attr {
+	struct attribute attr;
+	ssize_t (*show)(struct hc_backing *b, char *buf);
+	ssize_t (*store)(struct hc_backing *b, const char *buf, size_t len);
+};
+
+static const char * const hc_mode_names[] = {
+	[HC_MODE_WRITETHROUGH]	= "writethrough",
+	[HC_MODE_WRITEBACK]	= "writeback",
+	[HC_MODE_WRITEAROUND]	= "writearound",
+	[HC_MODE_NONE]		= "none",
+};
+
+/*
+ * Stores that start, stop or look at the disk take hc_register_lock. A
+ * stop holds it while removing this directory, which waits for the stores
+ * in progress, so those only try the lock and have the write restarted.
+ */
+static int hc_backing_lock_registered(struct hc_backing *b)
+{
+	if (!mutex_trylock(&hc_register_lock))
+		return restart_syscall();
+	if (list_empty(&b->list)) {
+		mutex_unlock(&hc_register_lock);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/**
+ * hc_backing_uevent() - tell udev the uuid and label of /dev/hcacheN
+ * @b: a running device; hc_register_lock must be held
+ */
+void hc_backing_uevent(struct hc_backing *b)
+{
+	char uuid[sizeof("HCACHE_UUID=") + 36];
+	char label[sizeof("HCACHE_LABEL=") + HC_LABEL_SIZE];
+	char *envp[3];
+
+	lockdep_assert_held(&hc_register_lock);
+	envp[0] = uuid;
+	envp[1] = label;
+	envp[2] = NULL;
+	snprintf(uuid, sizeof(uuid), "HCACHE_UUID=%pU", b->sb.dev_uuid);
+	mutex_lock(&b->sb_lock);
+	snprintf(label, sizeof(label), "HCACHE_LABEL=%s", b->sb.label);
+	mutex_unlock(&b->sb_lock);
+	kobject_uevent_env(&disk_to_dev(b->disk)->kobj, KOBJ_CHANGE, envp);
+}
+
+static ssize_t state_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  hc_backing_state_name(READ_ONCE(b->sb.backing.state)));
+}
+
+static ssize_t label_show(struct hc_backing *b, char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&b->sb_lock);
+	ret = sysfs_emit(buf, "%s\n", b->sb.label);
+	mutex_unlock(&b->sb_lock);
+	return ret;
+}
+
+static ssize_t label_store(struct hc_backing *b, const char *buf, size_t len)
+{
+	char old[HC_LABEL_SIZE];
+	size_t n = len;
+	int ret;
+
+	if (n && buf[n - 1] == '\n')
+		n--;
+	if (n >= HC_LABEL_SIZE || memchr(buf, '\0', n) || memchr(buf, '\n', n))
+		return -EINVAL;
+
+	ret = hc_backing_lock_registered(b);
+	if (ret)
+		return ret;
+	mutex_lock(&b->sb_lock);
+	memcpy(old, b->sb.label, sizeof(old));
+	memset(b->sb.label, 0, sizeof(b->sb.label));
+	memcpy(b->sb.label, buf, n);
+	ret = hc_backing_sb_write(b);
+	if (ret)
+		memcpy(b->sb.label, old, sizeof(old));
+	mutex_unlock(&b->sb_lock);
+	if (!ret && b->disk)
+		hc_backing_uevent(b);
+	mutex_unlock(&hc_register_lock);
+	return ret ? ret : len;
+}
+
+static ssize_t cache_mode_show(struct hc_backing *b, char *buf)
+{
+	unsigned int mode = READ_ONCE(b->sb.backing.cache_mode);
+	ssize_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hc_mode_names); i++)
+		n += sysfs_emit_at(buf, n, i == mode ? "[%s] " : "%s ",
+				   hc_mode_names[i]);
+	buf[n - 1] = '\n';
+	return n;
+}
+
+static ssize_t cache_mode_store(struct hc_backing *b, const char *buf,
+				size_t len)
+{
+	int mode = sysfs_match_string(hc_mode_names, buf);
+	unsigned int old;
+	int ret;
+
+	if (mode < 0)
+		return -EINVAL;
+	mutex_lock(&b->sb_lock);
+	old = b->sb.backing.cache_mode;
+	ret = 0;
+	if (old != mode) {
+		WRITE_ONCE(b->sb.backing.cache_mode, mode);
+		ret = hc_backing_sb_write(b);
+		if (ret)
+			WRITE_ONCE(b->sb.backing.cache_mode, old);
+	}
+	mutex_unlock(&b->sb_lock);
+	return ret ? ret : len;
+}
+
+static ssize_t running_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(b->disk) ? 1 : 0);
+}
+
+static ssize_t running_store(struct hc_backing *b, const char *buf,
+			     size_t len)
+{
+	bool force = sysfs_streq(buf, "force");
+	int ret;
+
+	if (!force && !sysfs_streq(buf, "1"))
+		return -EINVAL;
+	ret = hc_backing_lock_registered(b);
+	if (ret)
+		return ret;
+	ret = hc_backing_start(b, force);
+	mutex_unlock(&hc_register_lock);
+	return ret ? ret : len;
+}
+
+static ssize_t stop_store(struct hc_backing *b, const char *buf, size_t len)
+{
+	hc_backing_stop_async(b);
+	return len;
+}
+
+static ssize_t backing_dev_name_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%pg\n", b->bdev);
+}
+
+static ssize_t backing_dev_uuid_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%pU\n", b->sb.dev_uuid);
+}
+
+#define HC_ATTR_RO(name) \
+	static struct hc_backing_attr hc_attr_##name = __ATTR_RO(name)
+#define HC_ATTR_RW(name) \
+	static struct hc_backing_attr hc_attr_##name = __ATTR_RW(name)
+#define HC_ATTR_WO(name) \
+	static struct hc_backing_attr hc_attr_##name = __ATTR_WO(name)
+
+HC_ATTR_RO(state);
+HC_ATTR_RW(label);
+HC_ATTR_RW(cache_mode);
+HC_ATTR_RW(running);
+HC_ATTR_WO(stop);
+HC_ATTR_RO(backing_dev_name);
+HC_ATTR_RO(backing_dev_uuid);
+
+static struct attribute *hc_backing_attrs[] = {
+	&hc_attr_state.attr,
+	&hc_attr_label.attr,
+	&hc_attr_cache_mode.attr,
+	&hc_attr_running.attr,
+	&hc_attr_stop.attr,
+	&hc_attr_backing_dev_name.attr,
+	&hc_attr_backing_dev_uuid.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(hc_backing);
+
+static ssize_t hc_backing_attr_show(struct kobject *kobj,
+				    struct attribute *attr, char *buf)
+{
+	struct hc_backing_attr *a = container_of(attr, struct hc_backing_attr,
+						 attr);
+
+	return a->show(container_of(kobj, struct hc_backing, kobj), buf);
+}
+
+static ssize_t hc_backing_attr_store(struct kobject *kobj,
+				     struct attribute *attr,
+				     const char *buf, size_t len)
+{
+	struct hc_backing_attr *a = container_of(attr, struct hc_backing_attr,
+						 attr);
+
+	return a->store(container_of(kobj, struct hc_backing, kobj), buf, len);
+}
+
+static const struct sysfs_ops hc_backing_sysfs_ops = {
+	.show	= hc_backing_attr_show,
+	.store	= hc_backing_attr_store,
+};
+
+static void hc_backing_release(struct kobject *kobj)
+{
+	hc_backing_free(container_of(kobj, struct hc_backing, kobj));
+}
+
+const struct kobj_type hc_backing_ktype = {
+	.release	= hc_backing_release,
+	.sysfs_ops	= &hc_backing_sysfs_ops,
+	.default_groups	= hc_backing_groups,
+};

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * register.c: bringing devices into hcache and taking them out:
+ * /sys/fs/hcache/{register,register_quiet,pendings_cleanup}, the list of
+ * registered devices, and the reboot notifier that stops them all.
+ */
+
+#include "hcache.h"
+
+#include <linux/module.h>
+#include <linux/reboot.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+/* Serialises registration, start and stop; protects hc_backings. */
+DEFINE_MUTEX(hc_register_lock);
+
+/* Every registered backing device; hc_register_lock. */
+static LIST_HEAD(hc_backings);
+
+/* Set by the reboot notifier: nothing registers after it; hc_register_lock. */
+static bool hc_shutting_down;
+
+static struct hc_backing *hc_find_registered(dev_t devt)
+{
+	struct hc_backing *b;
+
+	lockdep_assert_held(&hc_register_lock);
+	list_for_each_entry(b, &hc_backings, list)
+		if (b->bdev->bd_dev == devt)
+			return b;
+	return NULL;
+}
+
+/*
+ * Read, validate and act on the superblock of the device at @path.
+ * Every rejection is logged with the device and the reason, and returns
+ * its own errno: -ENOENT (no such device), -EBUSY (already registered, or
+ * held by someone else), -EIO (unreadable), -EINVAL (not an hcache
+ * device), -EBADMSG (bad checksum), -EOPNOTSUPP (unsupported version or
+ * feature), -EUCLEAN (corrupt superblock field), -ENOSPC (too small),
+ * -EMEDIUMTYPE (zoned).
+ */
+static int hc_register(const char *path, bool quiet)
+{
+	struct hc_backing *b;
+	const char *why;
+	dev_t devt;
+	int ret;
+
+	ret = lookup_bdev(path, &devt);
+	if (ret) {
+		pr_err("%s: cannot register: no such block device (error %d)\n",
+		       path, ret);
+		return ret;
+	}
+
+	mutex_lock(&hc_register_lock);
+	if (hc_shutting_down) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	if (hc_find_registered(devt)) {
+		if (!quiet)
+			pr_err("%s: cannot register: already registered\n",
+			       path);
+		ret = quiet ? 0 : -EBUSY;
+		goto out_unlock;
+	}
+
+	b = hc_backing_alloc();
+	if (!b) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	ret = hc_bdev_open_excl(path, b, &b->handle);
+	if (ret) {
+		pr_err("%s: cannot register: cannot open it exclusively (error %d%s)\n",
+		       path, ret,
+		       ret == -EBUSY ? ": mounted or held by another driver" : "");
+		goto out_put;
+	}
+	b->bdev = b->handle.bdev;
+
+	if (bdev_nr_sectors(b->bdev) < HC_SB_END >> SECTOR_SHIFT) {
+		pr_err("%pg: cannot register: device too small to hold a superblock (%llu bytes)\n",
+		       b->bdev, (unsigned long long)bdev_nr_sectors(b->bdev) << SECTOR_SHIFT);
+		ret = -ENOSPC;
+		goto out_close;
+	}
+	ret = hc_sb_read_page(b->bdev, b->sb_buf);
+	if (ret) {
+		pr_err("%pg: cannot register: cannot read the superblock (error %d)\n",
+		       b->bdev, ret);
+		goto out_close;
+	}
+	ret = hc_sb_decode(page_address(b->sb_buf), HC_SB_SIZE, &b->sb, &why);
+	if (ret) {
+		pr_err("%pg: cannot register: %s%s\n", b->bdev, why,
+		       ret == -EINVAL ? " (not an hcache device)" : "");
+		goto out_close;
+	}
+	if (b->sb.kind != HC_KIND_BACKING) {
+		pr_err("%pg: cannot register: cache devices are not supported by this version of hcache\n",
+		       b->bdev);
+		ret = -EOPNOTSUPP;
+		goto out_close;
+	}
+	ret = hc_backing_setup(b);
+	if (ret)
+		goto out_close;
+
+	ret = kobject_add(&b->kobj, bdev_kobj(b->bdev), "hcache");
+	if (ret) {
+		pr_err("%pg: cannot register: cannot create its sysfs directory (error %d)\n",
+		       b->bdev, ret);
+		goto out_close;
+	}
+	list_add_tail(&b->list, &hc_backings);
+	__module_get(THIS_MODULE);
+
+	switch (b->sb.backing.state) {
+	case HC_STATE_NONE:
+	case HC_STATE_STALE:
+		ret = hc_backing_start(b, false);
+		if (ret)
+			hc_backing_stop(b);
+		break;
+	default:
+		pr_info("%pg: registered; %s, waiting for cache set %pU\n",
+			b->bdev, hc_backing_state_name(b->sb.backing.state),
+			b->sb.set_uuid);
+	}
+	mutex_unlock(&hc_register_lock);
+	return ret;
+
+out_close:
+	hc_bdev_close(&b->handle);
+	b->bdev = NULL;
+out_put:
+	hc_backing_put(b);
+out_unlock:
+	mutex_unlock(&hc_register_lock);
+	return ret;
+}
+
+static ssize_t hc_register_store_common(const char *buf, size_t len,
+					bool quiet)
+{
+	char *path;
+	int ret;
+
+	path = kstrndup(buf, len, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	ret = hc_register(strim(path), quiet);
+	kfree(path);
+	return ret ? ret : len;
+}
+
+static ssize_t register_store(struct kobject *k, struct kobj_attribute *attr,
+			      const char *buf, size_t len)
+{
+	return hc_register_store_common(buf, len, false);
+}
+
+static ssize_t register_quiet_store(struct kobject *k,
+				    struct kobj_attribute *attr,
+				    const char *buf, size_t len)
+{
+	return hc_register_store_common(buf, len, true);
+}
+
+static ssize_t pendings_cleanup_store(struct kobject *k,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t len)
+{
+	struct hc_backing *b, *tmp;
+
+	mutex_lock(&hc_register_lock);
+	list_for_each_entry_safe(b, tmp, &hc_backings, list)
+		if (!b->disk)
+			hc_backing_stop(b);
+	mutex_unlock(&hc_register_lock);
+	return len;
+}
+
+static struct kobj_attribute hc_register_attr = __ATTR_WO(register);
+static struct kobj_attribute hc_register_quiet_attr = __ATTR_WO(register_quiet);
+static struct kobj_attribute hc_pendings_cleanup_attr =
+	__ATTR_WO(pendings_cleanup);
+
+static struct attribute *hc_root_attrs[] = {
+	&hc_register_attr.attr,
+	&hc_register_quiet_attr.attr,
+	&hc_pendings_cleanup_attr.attr,
+	NULL
+};
+
+static const struct attribute_group hc_root_group = {
+	.attrs = hc_root_attrs,
+};
+
+/* Stop every device before the machine goes down, so each ends cleanly. */
+static int hc_reboot(struct notifier_block *nb, unsigned long code, void *x)
+{
+	struct hc_backing *b, *tmp;
+
+	if (code != SYS_DOWN && code != SYS_HALT && code != SYS_POWER_OFF)
+		return NOTIFY_DONE;
+
+	mutex_lock(&hc_register_lock);
+	hc_shutting_down = true;
+	list_for_each_entry_safe(b, tmp, &hc_backings, list)
+		hc_backing_stop(b);
+	mutex_unlock(&hc_register_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block hc_reboot_notifier = {
+	.notifier_call	= hc_reboot,
+	/* Before the block devices underneath go away. */
+	.priority	= INT_MAX,
+};
+
+int hc_register_init(void)
+{
+	int ret;
+
+	ret = sysfs_create_group(hc_root_kobj, &hc_root_group);
+	if (ret)
+		return ret;
+	ret = register_reboot_notifier(&hc_reboot_notifier);
+	if (ret)
+		sysfs_remove_group(hc_root_kobj, &hc_root_group);
+	return ret;
+}
+
+void hc_register_exit(void)
+{
+	unregister_reboot_notifier(&hc_reboot_notifier);
+	sysfs_remove_group(hc_root_kobj, &hc_root_group);
+}
