@@ -44,8 +44,11 @@ int hc_sb_read_page(struct block_device *bdev, struct page *page)
  *
  * Bumps the sequence number, encodes the superblock with its checksum and
  * writes it with PREFLUSH and FUA, so it is durable, and everything written
- * before it too, when this returns. On failure the in-memory copy keeps
- * the new values; the caller decides whether to roll back. May sleep.
+ * before it too, when this returns. The write bypasses the device's page
+ * cache, so the clean pages there are dropped afterwards: else a tool or
+ * blkid reading through it would see the old superblock. On failure the
+ * in-memory copy keeps the new values; the caller decides whether to roll
+ * back. May sleep.
  *
  * Return: 0 or -errno from the device.
  */
@@ -58,8 +61,11 @@ int hc_backing_sb_write(struct hc_backing *b)
 	hc_sb_encode(&b->sb, page_address(b->sb_buf));
 	ret = hc_sb_io(b->bdev, b->sb_buf, REQ_OP_WRITE | REQ_META | REQ_SYNC |
 		       REQ_PREFLUSH | REQ_FUA);
-	if (ret)
+	if (ret) {
 		pr_err("%pg: cannot write the superblock: error %d\n",
 		       b->bdev, ret);
-	return ret;
+		return ret;
+	}
+	invalidate_bdev(b->bdev);
+	return 0;
 }

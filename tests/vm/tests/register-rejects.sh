@@ -16,6 +16,9 @@ hc_write_fails "No such file or directory" $reg /dev/does-not-exist
 plain=$(hc_nullb plain 16)
 hc_write_fails "Invalid argument" $reg "$plain"
 hc_kmsg_has "cannot register: bad magic (not an hcache device)"
+rc=0
+"$(hc_tool hcache-register)" "$plain" 2>/tmp/reg.err || rc=$?
+[ $rc = 3 ] || hc_fail "hcache-register on a plain device exited $rc: $(cat /tmp/reg.err)"
 
 # A device that ends inside the superblock.
 modprobe loop
@@ -50,8 +53,13 @@ $sbedit "$dev" data_offset=$((64 * 2048))
 hc_write_fails "No space left on device" $reg "$dev"
 restore_sb
 
-# A zoned device with a valid superblock copied onto it.
+# A zoned device: make-hcache refuses it (exit 6), and the kernel refuses
+# a valid superblock copied onto it.
 zoned=$(hc_nullb zoned 64 zoned=1 zone_size=4)
+rc=0
+$mk -B "$zoned" 2>/tmp/mk.err || rc=$?
+[ $rc = 6 ] || hc_fail "make-hcache on a zoned device exited $rc: $(cat /tmp/mk.err)"
+grep -q -i zoned /tmp/mk.err || hc_fail "make-hcache did not say zoned: $(cat /tmp/mk.err)"
 dd if="$dev" of="$zoned" bs=4096 count=2 oflag=direct status=none
 hc_write_fails "Wrong medium type" $reg "$zoned"
 

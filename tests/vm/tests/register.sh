@@ -22,6 +22,7 @@ hc_log "/dev/hcache0: $(hc_size /dev/hcache0) sectors = $(hc_size "$dev") - $off
 
 hc_write_fails "Device or resource busy" /sys/fs/hcache/register "$dev"
 hc_write /sys/fs/hcache/register_quiet "$dev"
+"$(hc_tool hcache-register)" "$dev" || hc_fail "hcache-register failed on a registered device"
 
 sys=/sys/block/hcache0/hcache
 name=$(basename "$(readlink -f "$dev")")
