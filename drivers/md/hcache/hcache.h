@@ -42,9 +42,12 @@
  * hc_wq, as a sysfs file cannot remove its own directory; module unload
  * flushes hc_wq.
  *
- * Plan: a cache set (struct hc_cache_set) is one cache device with its
- * buckets, journal and btree, named by its set uuid under
- * /sys/fs/hcache/<set-uuid>/. Backing devices attach to it.
+ * Plan (Documentation/hcache/design.rst has it in full): a cache set
+ * (struct hc_cache_set) is one cache device with its buckets, journal,
+ * btree and table of attached backing devices, named by its set uuid under
+ * /sys/fs/hcache/<set-uuid>/. Backing devices attach to it whichever
+ * registers first; it outlives none of them while they hold dirty data in
+ * it.
  *
  * THE I/O PATH (passthrough)
  *
@@ -71,12 +74,18 @@
  * buckets; each has an 8-bit generation. A btree pointer carries the gen of
  * its bucket when it was written and is valid only while the two are equal,
  * so reusing a bucket (gen + 1) invalidates every pointer into it without
- * touching the btree.
+ * touching the btree. A bucket's gen never runs more than a fixed distance
+ * ahead of the oldest pointer into it, so wrap-around cannot make a stale
+ * pointer look valid; new gens are persisted before a bucket takes new data.
  *
  * LOCK ORDER
  *
  *   hc_register_lock  (register.c: hc_backings, registration, run, stop)
  *     hc_backing.sb_lock  (the in-memory superblock and its writes)
+ *
+ * Plan, with the cache set: btree node locks (parent before child) come
+ * between the two; the journal lock and then the bucket lock nest inside
+ * sb_lock's level (design.rst, "Locks").
  *
  * No lock is taken in the I/O path: a running device's data offset and
  * bdev never change, and the disk is removed before the device is freed.
@@ -89,7 +98,8 @@
  * a crash right after it cannot bring the old cached data back. Plan: a
  * journal makes btree updates durable; on registration the journal is
  * replayed and a mark pass rebuilds bucket state, so a crash at any point
- * recovers to the last flushed state.
+ * recovers to the last flushed state; design.rst lists the five ordering
+ * rules this rests on.
  *
  * KERNEL VERSIONS
  *
