@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gen_seeds DIR: write valid encoded superblocks (cache and backing, a few
- * shapes each) into DIR as the fuzzer's seed corpus.
+ * shapes each) and sorted sets into DIR as the fuzzer's seed corpus.
  */
 
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bset.h"
 #include "sb.h"
+
+/* As in fuzz_hcache.c. */
+#define FUZZ_SET_MAGIC		0x5eed5eedf00df00dULL
+#define FUZZ_CACHE_SECTORS	(1ULL << 32)
 
 static int write_seed(const char *dir, const char *name,
 		      const struct hc_sb *sb)
@@ -31,6 +36,61 @@ static int write_seed(const char *dir, const char *name,
 		return -1;
 	}
 	return 0;
+}
+
+static int write_bset_seed(const char *dir, const char *name,
+			   const struct hc_key *keys, size_t nr)
+{
+	struct hc_bset_info info = { 0x1234, 77 };
+	struct hc_key in[16], out[16];
+	struct hc_bset_mem set, check;
+	u64 buf[128];
+	char path[4096];
+	const char *err;
+	size_t bytes;
+	FILE *f;
+
+	hc_bset_init(&set, in, 16);
+	set.keep_whiteouts = true;
+	memcpy(in, keys, nr * sizeof(*keys));
+	set.nr = nr;
+	hc_bset_init(&check, out, 16);
+	bytes = hc_bset_bytes(hc_bset_encode_u64s(&set));
+	if (hc_bset_encode(&set, FUZZ_SET_MAGIC, &info, buf, sizeof(buf)) ||
+	    hc_bset_decode(buf, bytes, FUZZ_SET_MAGIC, FUZZ_CACHE_SECTORS,
+			   &check, &info, &err)) {
+		fprintf(stderr, "gen_seeds: %s: invalid seed: %s\n", name, err);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(buf, bytes, 1, f) != 1 || fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_bset_seeds(const char *dir)
+{
+	static const struct hc_key keys[] = {
+		{ .end = 100, .bdev_id = 1, .size = 100, .nr_ptrs = 1,
+		  .ptr = 5000 },
+		{ .end = 120, .bdev_id = 1, .size = 20 },
+		{ .end = 200, .bdev_id = 1, .size = 70, .nr_ptrs = 1,
+		  .ptr = (3ULL << HC_PTR_GEN_SHIFT) | 9000,
+		  .flags = HC_KEY_DIRTY | HC_KEY_DATA_CSUM,
+		  .data_csum = 0xabcd },
+		{ .end = 64, .bdev_id = 2, .size = 8, .nr_ptrs = 1,
+		  .ptr = (255ULL << HC_PTR_GEN_SHIFT) | 128,
+		  .flags = HC_KEY_DIRTY },
+	};
+	int ret = 0;
+
+	ret |= write_bset_seed(dir, "bset-empty", keys, 0);
+	ret |= write_bset_seed(dir, "bset-one", keys, 1);
+	ret |= write_bset_seed(dir, "bset-four", keys, 4);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -80,5 +140,6 @@ int main(int argc, char **argv)
 	sb.backing.data_offset = HC_DATA_OFFSET_MIN;
 	sb.backing.state = HC_STATE_NONE;
 	ret |= write_seed(argv[1], "backing-detached", &sb);
+	ret |= write_bset_seeds(argv[1]);
 	return ret ? 1 : 0;
 }

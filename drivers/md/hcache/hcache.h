@@ -78,6 +78,14 @@
  * ahead of the oldest pointer into it, so wrap-around cannot make a stale
  * pointer look valid; new gens are persisted before a bucket takes new data.
  *
+ * What exists of it: the pure layer, built into the module and the unit
+ * tests alike. bkey.c: the in-memory key (struct hc_key, host-endian, one
+ * pointer at most), its disk conversion and validation, cutting, and the
+ * gen arithmetic with HC_GEN_MAX_DISTANCE. bset.c: a sorted, overlap-free
+ * set of keys over a caller's array: lookup (binary search), insert that
+ * resolves overlaps and reports the sectors it overwrote, compare-and-swap
+ * insert, merge (newer wins), check, and on-disk encode and decode.
+ *
  * LOCK ORDER
  *
  *   hc_register_lock  (register.c: hc_backings, registration, run, stop)
