@@ -1,32 +1,43 @@
 #!/bin/sh
 # install.sh install|uninstall DESTDIR SBINDIR MANDIR KDIR...: put hcache.ko
 # (for each kernel in KDIR...) under /lib/modules/<release>/updates, the
-# tools in SBINDIR and the man pages in MANDIR/man8, or take them away.
+# tools in SBINDIR, the man pages in MANDIR/man8, the udev rules in
+# /lib/udev/rules.d and the initramfs-tools hook and boot script in
+# /usr/share/initramfs-tools, or take them away. With an empty DESTDIR it
+# also runs depmod, and tells a running udevd to reload its rules.
 set -eu
 action=$1 destdir=$2 sbindir=$3 mandir=$4
 shift 4
 top=$(cd "$(dirname "$0")/.." && pwd)
 tools=$(make -s -C "$top/tools" print-tools 2>/dev/null || true)
 
+# put MODE SRC DST / drop DST: one file in or out, under DESTDIR.
+put() {
+	case $action in
+	install) install -D -m "$1" "$2" "$destdir$3" ;;
+	uninstall) rm -f "$destdir$3" ;;
+	esac
+}
+
 for kdir in "$@"; do
 	kver=$("$top/scripts/kernel-release.sh" "$kdir")
-	dst=$destdir/lib/modules/$kver/updates/hcache.ko
-	case $action in
-	install) install -D -m 0644 "$top/build/$kver/hcache/hcache.ko" "$dst" ;;
-	uninstall) rm -f "$dst" ;;
-	esac
+	put 0644 "$top/build/$kver/hcache/hcache.ko" "/lib/modules/$kver/updates/hcache.ko"
 	[ -z "$destdir" ] && depmod -a "$kver"
 done
 for t in $tools; do
-	case $action in
-	install) install -D -m 0755 "$top/tools/$t" "$destdir$sbindir/$t" ;;
-	uninstall) rm -f "$destdir$sbindir/$t" ;;
-	esac
+	put 0755 "$top/tools/$t" "$sbindir/$t"
 done
 for m in "$top"/man/*.8; do
 	[ -e "$m" ] || continue
-	case $action in
-	install) install -D -m 0644 "$m" "$destdir$mandir/man8/$(basename "$m")" ;;
-	uninstall) rm -f "$destdir$mandir/man8/$(basename "$m")" ;;
-	esac
+	put 0644 "$m" "$mandir/man8/$(basename "$m")"
 done
+
+put 0644 "$top/udev/69-hcache.rules" /lib/udev/rules.d/69-hcache.rules
+put 0755 "$top/initramfs/hooks/hcache" /usr/share/initramfs-tools/hooks/hcache
+put 0755 "$top/initramfs/scripts/local-block/hcache" \
+	/usr/share/initramfs-tools/scripts/local-block/hcache
+if [ -z "$destdir" ] && udevadm control --ping >/dev/null 2>&1; then
+	udevadm control --reload
+fi
+# The initramfs is not rebuilt here: run update-initramfs -u to bring the
+# module, rules and tools into it (Documentation/hcache/boot.rst).

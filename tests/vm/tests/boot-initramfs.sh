@@ -1,0 +1,126 @@
+# `make install`'s script, run in the guest's throwaway root, puts the
+# module, tools, udev rules and initramfs-tools hook and boot script in
+# place; mkinitramfs then builds an initramfs holding hcache.ko (with the
+# modules it needs), 69-hcache.rules calling /usr/sbin tools, those tools
+# and their libraries, and the local-block script. Uninstall takes every
+# installed file away again. The image is left in the results folder
+# (initrd.img), and the disk "root" holds an hcache backing device with an
+# ext4 on it whose /sbin/init prints HCACHE-ROOT-INIT-REACHED: a VM booted
+# with both and root=/dev/hcache0 must reach that init (the boot half of
+# this test needs the harness to boot a second VM; see boot.rst).
+# timeout: 180
+# drives: root:64M
+# For the harness's second boot (not there yet: boot.rst, "Tests"):
+# reboot-with: root=/dev/hcache0
+# expect-console2: HCACHE-ROOT-INIT-REACHED
+
+kdir=$(readlink -f "/lib/modules/$HC_KVER/build")
+[ -e "$kdir/Makefile" ] || hc_fail "no kernel headers for $HC_KVER"
+installed="/lib/modules/$HC_KVER/updates/hcache.ko /usr/sbin/probe-hcache
+/usr/sbin/hcache-register /usr/sbin/make-hcache /usr/sbin/hcache-super-show
+/usr/share/man/man8/make-hcache.8 /lib/udev/rules.d/69-hcache.rules
+/usr/share/initramfs-tools/hooks/hcache
+/usr/share/initramfs-tools/scripts/local-block/hcache"
+
+# depmod over all of the kernel's modules takes minutes under TCG: put a
+# tree with only the modules such a VM needs over /lib/modules/KVER (in the
+# guest's overlay), so install.sh's depmod and mkinitramfs stay quick.
+mods=/lib/modules/$HC_KVER
+small=/tmp/modules/$HC_KVER
+mkdir -p "$small"
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	cp "$mods/$f" "$small/"
+done
+for m in virtio_pci virtio_blk ext4 libcrc32c crc32c_generic; do
+	modprobe -S "$HC_KVER" --show-depends "$m"
+done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r path; do
+	install -D -m 0644 "$path" "$small/${path#"$mods"/}"
+done
+mount --bind "$small" "$mods"
+hc_log "module tree: $(find "$mods" -name '*.ko*' | wc -l) modules"
+
+"$HC_ROOT/scripts/install.sh" install "" /usr/sbin /usr/share/man "$kdir" ||
+	hc_fail "install.sh install failed"
+for f in $installed; do
+	[ -f "$f" ] || hc_fail "install.sh did not install $f"
+done
+modinfo -k "$HC_KVER" -n hcache | grep -q "/updates/hcache.ko" ||
+	hc_fail "depmod does not know the installed hcache.ko: $(modinfo -k "$HC_KVER" -n hcache 2>&1)"
+hc_log "installed; modinfo finds $(modinfo -k "$HC_KVER" -n hcache)"
+
+# The system's initramfs-tools configuration, with only the modules the
+# hooks ask for (MODULES=list: quick under TCG) and gzip.
+conf=/tmp/initramfs-tools
+cp -r /etc/initramfs-tools "$conf"
+sed -i 's/^MODULES=.*/MODULES=list/; s/^COMPRESS=.*/COMPRESS=gzip/' "$conf/initramfs.conf"
+# What a VM with its root on /dev/hcache0 over virtio needs besides.
+printf '%s\n' virtio_pci virtio_blk ext4 >>"$conf/modules"
+hc_log "running mkinitramfs"
+mkinitramfs -d "$conf" -o /tmp/initrd.img "$HC_KVER" 2>/tmp/mkinitramfs.err ||
+	hc_fail "mkinitramfs failed: $(cat /tmp/mkinitramfs.err)"
+if grep -i hcache /tmp/mkinitramfs.err; then
+	hc_fail "the hook complained"
+fi
+hc_log "mkinitramfs: $(stat -c %s /tmp/initrd.img) bytes"
+# Kept for booting a VM with its root on /dev/hcache0 (boot.rst).
+cp /tmp/initrd.img "$HC_RESULTS/initrd.img"
+
+lsinitramfs /tmp/initrd.img >/tmp/initrd.list
+cp /tmp/initrd.list "$HC_RESULTS/initrd.list"
+# in_image PATH: the image holds PATH (or PATH.xz/.zst), under / or /usr.
+in_image() {
+	awk -v w="$1" '{ n = $0; sub(/\.(xz|zst)$/, "", n) }
+		n == w || n == "usr/" w { found = 1; print n; exit }
+		END { exit !found }' /tmp/initrd.list
+}
+for want in "lib/modules/$HC_KVER/updates/hcache.ko" \
+	"lib/modules/$HC_KVER/kernel/lib/libcrc32c.ko" \
+	"lib/modules/$HC_KVER/kernel/drivers/block/virtio_blk.ko" \
+	lib/udev/rules.d/69-hcache.rules \
+	sbin/probe-hcache sbin/hcache-register \
+	lib/x86_64-linux-gnu/libblkid.so.1 lib/x86_64-linux-gnu/libuuid.so.1 \
+	scripts/local-block/hcache; do
+	got=$(in_image "$want") || hc_fail "the initramfs lacks $want"
+	hc_log "initramfs has $got"
+done
+mkdir /tmp/unpacked
+unmkinitramfs /tmp/initrd.img /tmp/unpacked
+rules=$(find /tmp/unpacked -name 69-hcache.rules | head -n 1)
+cmp "$rules" "$HC_ROOT/udev/69-hcache.rules" || hc_fail "the initramfs's rules differ from udev/69-hcache.rules"
+# shellcheck disable=SC2016 # $devnode is udev's, not ours
+grep -q -F 'RUN+="/usr/sbin/hcache-register $devnode"' "$rules" || hc_fail "the rules do not call /usr/sbin/hcache-register"
+grep -q '/scripts/local-block/hcache' "$(find /tmp/unpacked -path '*/scripts/local-block/ORDER' | head -n 1)" ||
+	hc_fail "the local-block script is not in scripts/local-block/ORDER"
+
+"$HC_ROOT/scripts/install.sh" uninstall "" /usr/sbin /usr/share/man "$kdir" ||
+	hc_fail "install.sh uninstall failed"
+for f in $installed; do
+	[ ! -e "$f" ] || hc_fail "install.sh uninstall left $f"
+done
+umount "$mods"
+hc_log "uninstalled"
+
+# The root filesystem for the boot: busybox and an init that says it ran.
+rootfs=/tmp/rootfs
+mkdir -p $rootfs/bin $rootfs/sbin $rootfs/proc $rootfs/sys $rootfs/dev $rootfs/run $rootfs/tmp
+cp /bin/busybox $rootfs/bin/busybox
+cat >$rootfs/sbin/init <<'INIT'
+#!/bin/busybox sh
+export PATH=/bin
+busybox mount -t proc proc /proc 2>/dev/null
+echo "hcache-boot-test: / is $(busybox awk '$2 == "/" { print $1 }' /proc/mounts | busybox tail -n 1)"
+busybox ls -l /dev/hcache/by-uuid /dev/hcache/by-label
+echo HCACHE-ROOT-INIT-REACHED
+busybox poweroff -f
+INIT
+chmod 0755 $rootfs/sbin/init
+root=$(hc_drive root)
+"$(hc_tool make-hcache)" -B "$root" --label hcroot >/dev/null
+hc_load
+hc_write /sys/fs/hcache/register "$root"
+hc_wait test -b /dev/hcache0
+mkfs.ext4 -q -L hcroot -d $rootfs /dev/hcache0 || hc_fail "mkfs.ext4 on /dev/hcache0 failed"
+hc_write /sys/block/hcache0/hcache/stop 1
+hc_wait test ! -e /dev/hcache0
+hc_unload
+hc_log "disk root: hcache backing device holding an ext4 root with /sbin/init"
