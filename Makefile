@@ -6,6 +6,7 @@
 #   make deps            install everything the build and tests need (apt)
 #   make check           deps, build, unit tests, static checks, VM tests
 #   make check-long      the same plus the long soaks
+#   make check-debug     the VM tests on a KASAN/lockdep/kmemleak kernel
 #   make check T=NAME    only the tests whose name contains NAME
 #   make demo            boot a VM and show hcache at work
 #   make install         install the module, tools, rules and man pages
@@ -31,7 +32,7 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-.PHONY: all modules tools deps check check-long unit demo install uninstall clean help
+.PHONY: all modules tools deps check check-long check-debug unit demo install uninstall clean help
 
 all: modules tools
 
@@ -59,6 +60,17 @@ check: deps
 check-long: deps
 	./tests/run --long $(if $(T),--filter "$(T)")
 
+# The VM tests on a debug kernel built (or reused) by scripts/debug-kernel.sh,
+# whose output tells tests/run where it is. Not part of check: the first
+# build takes about 15 minutes. T=NAME: only the VM tests matching NAME.
+check-debug: deps
+	@set -e; vars=$$(./scripts/debug-kernel.sh); set -a; eval "$$vars"; set +a; \
+	./scripts/build-module.sh "$$HC_KDIR" >/dev/null; \
+	tests/vm/build-selftest.sh "$$HC_KDIR"; \
+	$(MAKE) -C tools; \
+	HC_APPEND="null_blk.nr_devices=0 pci=noacpi" HC_BOOT_SECONDS=180 \
+		./tests/run --filter "vm/$(T)"
+
 demo: deps
 	./tests/demo.sh
 
@@ -74,4 +86,4 @@ clean:
 	$(MAKE) -C tests/unit clean
 
 help:
-	@sed -n '3,16s/^# \{0,1\}//p' Makefile
+	@sed -n '3,17s/^# \{0,1\}//p' Makefile

@@ -41,7 +41,8 @@ for line in \
 	"$ts watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [fio:99]" \
 	"$ts rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:" \
 	"$ts list_del corruption. prev->next should be ffff8880" \
-	"$ts refcount_t: underflow; use-after-free."; do
+	"$ts refcount_t: underflow; use-after-free." \
+	"$ts kmemleak: Kernel memory leak detector disabled"; do
 	expect flagged "$line" ""
 done
 

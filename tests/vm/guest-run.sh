@@ -33,6 +33,25 @@ mkdir -p /dev/shm /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t devpts devpts /dev/pts
 
+# A kernel that is not installed (make check-debug's) has its modules
+# directory elsewhere; link it where modprobe looks, in the guest's overlay,
+# so that `modprobe null_blk` knows the driver is built in and succeeds.
+modroot=$(cmdline_arg hc.modroot)
+if [ -n "$modroot" ] && [ ! -e "/lib/modules/$HC_KVER" ]; then
+	ln -s "$modroot/lib/modules/$HC_KVER" "/lib/modules/$HC_KVER"
+fi
+
+# A kmemleak kernel: scan only here, not on its timer. What boot leaked is
+# reported and cleared now, so the scan after the test shows the test's.
+kmemleak=/sys/kernel/debug/kmemleak
+if [ -d /sys/module/kmemleak ]; then
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	echo scan=off >$kmemleak
+	echo scan >$kmemleak
+	cat $kmemleak >"$HC_RESULTS/kmemleak-boot"
+	echo clear >$kmemleak
+fi
+
 # Surface hung tasks well inside a test's time limit.
 echo 20 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 echo 1 >/proc/sys/kernel/sysrq
@@ -44,6 +63,18 @@ timeout -k 5 "${HC_TIMEOUT:-120}" \
 	>"$HC_RESULTS/test.log" 2>&1
 rc=$?
 echo "hcache-vm: test exited with status $rc" >/dev/kmsg
+if [ -w $kmemleak ]; then
+	# An object is reported once it is 5 s old and unchanged between two
+	# scans. The report goes to the kernel log, for the log scanner.
+	sleep 5
+	echo scan >$kmemleak
+	echo scan >$kmemleak
+	cat $kmemleak >"$HC_RESULTS/kmemleak"
+	while IFS= read -r line; do
+		echo "kmemleak: $line" >/dev/kmsg
+	done <"$HC_RESULTS/kmemleak"
+	echo "hcache-vm: kmemleak scan done" >/dev/kmsg
+fi
 dmesg -r >"$HC_RESULTS/dmesg.raw" 2>/dev/null
 echo "$rc" >"$HC_RESULTS/rc"
 sync

@@ -3,7 +3,8 @@
 # static busybox, our /init, and the modules needed to mount the host's root
 # over virtio-9p with an overlay on top (virtio_pci, 9pnet_virtio, 9p,
 # overlay and their dependencies, in load order, decompressed because
-# busybox insmod cannot read .ko.xz).
+# busybox insmod cannot read .ko.xz). Built-in ones need nothing. With
+# HC_MODULES_ROOT=DIR, KVER's modules are in DIR/lib/modules/KVER.
 set -euo pipefail
 
 kver=$1
@@ -19,7 +20,8 @@ chmod +x "$stage/init"
 
 : >"$stage/lib/mods/order"
 for m in virtio_pci virtio_blk 9pnet_virtio 9p overlay; do
-	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+	modprobe ${HC_MODULES_ROOT:+-d "$HC_MODULES_ROOT"} -S "$kver" \
+		--show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r path; do
 	name=$(basename "$path")
 	case $name in

@@ -14,8 +14,23 @@
 #   # expect-console: REGEX  the console log must show REGEX by the time the
 #                          guest is off (for what happens after the test,
 #                          such as the reboot notifier at power-off)
+#   # reboot-with: ARGS    after the test passed, boot a second VM from the
+#                          initramfs the test left in /hc-results/initrd.img,
+#                          with the same drives and kernel arguments ARGS;
+#                          its console goes to WORK_DIR/console2.log
+#   # expect-console2: REGEX  the second VM's console must show REGEX
 # The guest's serial console goes to WORK_DIR/console.log; what the test
 # printed to WORK_DIR/out/test.log.
+#
+# Environment, for a kernel that is not installed (make check-debug):
+#   HC_KERNEL_IMAGE=FILE   boot FILE, not /boot/vmlinuz-KVER
+#   HC_MODULES_ROOT=DIR    KVER's modules are in DIR/lib/modules/KVER, not
+#                          /lib/modules/KVER (for the initramfs, and linked
+#                          there in the guest, so modprobe knows built-ins)
+#   HC_APPEND=ARGS         kernel arguments for every test, before the test's
+#                          own (module parameters of built-in drivers)
+#   HC_BOOT_SECONDS=N      time allowed beyond the test's timeout to boot and
+#                          power off (default 60; a KASAN kernel needs more)
 set -uo pipefail
 
 kver=$1
@@ -36,13 +51,15 @@ append=$(header append | tr '\n' ' ')
 mapfile -t allowed < <(header expect-log)
 flagged_re=$(header expect-flagged | tail -n 1)
 mapfile -t console_wanted < <(header expect-console)
+reboot_args=$(header reboot-with | tail -n 1)
+mapfile -t console2_wanted < <(header expect-console2)
 [ -n "${HC_LONG:-}" ] && long=1 || long=0
 
 rm -rf "$work"
 mkdir -p "$work/out"
 console=$work/console.log
 
-kernel=/boot/vmlinuz-$kver
+kernel=${HC_KERNEL_IMAGE:-/boot/vmlinuz-$kver}
 [ -f "$kernel" ] || { echo "no kernel image $kernel" >"$console"; exit 1; }
 initrd=$top/build/$kver/vm-initramfs.gz
 if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] ||
@@ -67,13 +84,13 @@ done
 # 1 boot in ~25). Tests take the same time either way;
 # HC_TCG_THREAD=multi brings the other back for experiments.
 # The test's limit plus time to boot and power off.
-limit=$((timeout + 60))
+limit=$((timeout + ${HC_BOOT_SECONDS:-60}))
 timeout -s KILL "$limit" qemu-system-x86_64 \
 	-accel tcg,thread=${HC_TCG_THREAD:-single} -m "${memory:-2G}" -smp "${smp:-2}" \
 	-nodefaults -no-reboot -display none -monitor none \
 	-serial "file:$console" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.long=$long $append" \
+	-append "console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.long=$long ${HC_MODULES_ROOT:+hc.modroot=$HC_MODULES_ROOT} ${HC_APPEND:-} $append" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$work/out,mount_tag=results,security_model=none,multidevs=remap" \
 	"${drive_args[@]}" \
@@ -113,5 +130,39 @@ fi
 if [ -n "$flagged" ]; then
 	{ echo "kernel log:"; echo "$flagged"; } >>"$work/verdict"
 	verdict=1
+fi
+
+# The second boot: the guest's own initramfs (initramfs-tools, made by the
+# test) and its drives, as a machine that boots from them.
+if [ -n "$reboot_args" ] && [ $verdict = 0 ]; then
+	console2=$work/console2.log
+	if [ ! -f "$work/out/initrd.img" ]; then
+		echo "the test left no initrd.img for the second boot" >>"$work/verdict"
+		verdict=1
+	else
+		timeout -s KILL "${HC_BOOT_SECONDS:-60}" qemu-system-x86_64 \
+			-accel tcg,thread=${HC_TCG_THREAD:-single} -m "${memory:-2G}" -smp "${smp:-2}" \
+			-nodefaults -no-reboot -display none -monitor none \
+			-serial "file:$console2" \
+			-kernel "$kernel" -initrd "$work/out/initrd.img" \
+			-append "console=ttyS0 panic=-1 ${HC_APPEND:-} $reboot_args" \
+			"${drive_args[@]}" \
+			>"$work/qemu2.log" 2>&1
+		if [ $? = 137 ]; then
+			echo "second boot: VM killed after ${HC_BOOT_SECONDS:-60}s" >>"$work/verdict"
+			verdict=1
+		fi
+		for re in "${console2_wanted[@]}"; do
+			if ! grep -a -q -E -- "$re" "$console2"; then
+				echo "the second boot's console never showed /$re/" >>"$work/verdict"
+				verdict=1
+			fi
+		done
+		flagged=$("$here/scan-log.sh" "$console2" /dev/null "${allowed[@]}")
+		if [ -n "$flagged" ]; then
+			{ echo "second boot, kernel log:"; echo "$flagged"; } >>"$work/verdict"
+			verdict=1
+		fi
+	fi
 fi
 exit $verdict

@@ -19,7 +19,9 @@ crash+='KASAN:|UBSAN:|unreferenced object|possible circular locking|'
 crash+='possible recursive locking|inconsistent lock state|'
 crash+='blocked for more than|soft lockup|hard LOCKUP|rcu_(sched|preempt) detected stall|'
 crash+='list_(add|del) corruption|refcount_t: |Unable to handle kernel|'
-crash+='stack-protector|double fault|segfault at .* in hcache'
+crash+='stack-protector|double fault|segfault at .* in hcache|'
+# kmemleak turning itself off would hide every later leak.
+crash+='kmemleak: Kernel memory leak detector disabled|kmemleak: .*[Pp]ool empty'
 
 {
 	[ -f "$console" ] && grep -a -E "$crash" "$console"

@@ -6,13 +6,14 @@
 # installed file away again. The image is left in the results folder
 # (initrd.img), and the disk "root" holds an hcache backing device with an
 # ext4 on it whose /sbin/init prints HCACHE-ROOT-INIT-REACHED: a VM booted
-# with both and root=/dev/hcache0 must reach that init (the boot half of
-# this test needs the harness to boot a second VM; see boot.rst).
+# with both and root=/dev/hcache0 must reach that init: the harness boots
+# that second VM after the test ("reboot-with" below).
 # timeout: 180
 # drives: root:64M
-# For the harness's second boot (not there yet: boot.rst, "Tests"):
+# The harness's second boot, from the initrd.img left behind:
 # reboot-with: root=/dev/hcache0
 # expect-console2: HCACHE-ROOT-INIT-REACHED
+# distro-kernel-only: mkinitramfs needs /boot/config-KVER and module files
 
 kdir=$(readlink -f "/lib/modules/$HC_KVER/build")
 [ -e "$kdir/Makefile" ] || hc_fail "no kernel headers for $HC_KVER"
