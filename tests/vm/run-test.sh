@@ -78,91 +78,83 @@ for d in $(header drives); do
 		     -device "virtio-blk-pci,drive=$name,serial=$name")
 done
 
+# boot_guest CONSOLE LIMIT INITRD APPEND [QEMU-ARGS...]: run one guest with
+# the test's memory, CPUs and drives, its serial console into CONSOLE, killed
+# after LIMIT seconds. Returns QEMU's status (137: killed).
+#
 # One host thread for all guest CPUs (thread=single): with thread=multi,
 # 6.12 guests now and then die at boot with an int3 oops in
 # sched_clock_cpu while the kernel patches its own code across CPUs (seen
 # 1 boot in ~25). Tests take the same time either way;
 # HC_TCG_THREAD=multi brings the other back for experiments.
-# The test's limit plus time to boot and power off.
-limit=$((timeout + ${HC_BOOT_SECONDS:-60}))
-timeout -s KILL "$limit" qemu-system-x86_64 \
-	-accel tcg,thread=${HC_TCG_THREAD:-single} -m "${memory:-2G}" -smp "${smp:-2}" \
-	-nodefaults -no-reboot -display none -monitor none \
-	-serial "file:$console" \
-	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.long=$long ${HC_MODULES_ROOT:+hc.modroot=$HC_MODULES_ROOT} ${HC_APPEND:-} $append" \
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-	-virtfs "local,path=$work/out,mount_tag=results,security_model=none,multidevs=remap" \
-	"${drive_args[@]}" \
-	>"$work/qemu.log" 2>&1
-qemu_rc=$?
+boot_guest() {
+	local console=$1 limit=$2 initrd=$3 append=$4
+	shift 4
+	timeout -s KILL "$limit" qemu-system-x86_64 \
+		-accel tcg,thread=${HC_TCG_THREAD:-single} -m "${memory:-2G}" -smp "${smp:-2}" \
+		-nodefaults -no-reboot -display none -monitor none \
+		-serial "file:$console" -kernel "$kernel" -initrd "$initrd" \
+		-append "$append" "${drive_args[@]}" "$@"
+}
 
 verdict=0
-if [ $qemu_rc = 137 ]; then
-	echo "VM killed after ${limit}s" >>"$work/verdict"
+# fail REASON: the test fails; the reason goes to WORK_DIR/verdict.
+fail() {
+	echo "$1" >>"$work/verdict"
 	verdict=1
-fi
+}
+
+# expect_console LOG WHAT REGEX...: each REGEX must show in LOG.
+expect_console() {
+	local log=$1 what=$2 re
+	shift 2
+	for re in "$@"; do
+		grep -a -q -E -- "$re" "$log" || fail "$what never showed /$re/"
+	done
+}
+
+# The test's limit plus time to boot and power off.
+limit=$((timeout + ${HC_BOOT_SECONDS:-60}))
+boot_guest "$console" "$limit" "$initrd" \
+	"console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.long=$long ${HC_MODULES_ROOT:+hc.modroot=$HC_MODULES_ROOT} ${HC_APPEND:-} $append" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$work/out,mount_tag=results,security_model=none,multidevs=remap" \
+	>"$work/qemu.log" 2>&1
+[ $? = 137 ] && fail "VM killed after ${limit}s"
+
 rc=$(cat "$work/out/rc" 2>/dev/null)
 if [ -z "$rc" ]; then
-	echo "the test did not finish (no exit status from the guest)" >>"$work/verdict"
-	verdict=1
+	fail "the test did not finish (no exit status from the guest)"
 elif [ "$rc" != 0 ]; then
-	echo "the test exited with status $rc" >>"$work/verdict"
-	verdict=1
+	fail "the test exited with status $rc"
 fi
-
-for re in "${console_wanted[@]}"; do
-	if ! grep -a -q -E -- "$re" "$console"; then
-		echo "the console log never showed /$re/" >>"$work/verdict"
-		verdict=1
-	fi
-done
+expect_console "$console" "the console log" "${console_wanted[@]}"
 
 flagged=$("$here/scan-log.sh" "$console" "$work/out/dmesg.raw" "${allowed[@]}")
 if [ -n "$flagged_re" ]; then
 	# Harness self-test: the scanner must flag the provoked line, and only it.
-	if ! echo "$flagged" | grep -q -E -- "$flagged_re"; then
-		echo "the log scanner did not flag /$flagged_re/" >>"$work/verdict"
-		verdict=1
-	fi
+	echo "$flagged" | grep -q -E -- "$flagged_re" ||
+		fail "the log scanner did not flag /$flagged_re/"
 	flagged=$(echo "$flagged" | grep -v -E -- "$flagged_re")
 fi
-if [ -n "$flagged" ]; then
-	{ echo "kernel log:"; echo "$flagged"; } >>"$work/verdict"
-	verdict=1
-fi
+[ -z "$flagged" ] || fail "kernel log:
+$flagged"
 
 # The second boot: the guest's own initramfs (initramfs-tools, made by the
 # test) and its drives, as a machine that boots from them.
 if [ -n "$reboot_args" ] && [ $verdict = 0 ]; then
 	console2=$work/console2.log
 	if [ ! -f "$work/out/initrd.img" ]; then
-		echo "the test left no initrd.img for the second boot" >>"$work/verdict"
-		verdict=1
+		fail "the test left no initrd.img for the second boot"
 	else
-		timeout -s KILL "${HC_BOOT_SECONDS:-60}" qemu-system-x86_64 \
-			-accel tcg,thread=${HC_TCG_THREAD:-single} -m "${memory:-2G}" -smp "${smp:-2}" \
-			-nodefaults -no-reboot -display none -monitor none \
-			-serial "file:$console2" \
-			-kernel "$kernel" -initrd "$work/out/initrd.img" \
-			-append "console=ttyS0 panic=-1 ${HC_APPEND:-} $reboot_args" \
-			"${drive_args[@]}" \
+		boot_guest "$console2" "${HC_BOOT_SECONDS:-60}" "$work/out/initrd.img" \
+			"console=ttyS0 panic=-1 ${HC_APPEND:-} $reboot_args" \
 			>"$work/qemu2.log" 2>&1
-		if [ $? = 137 ]; then
-			echo "second boot: VM killed after ${HC_BOOT_SECONDS:-60}s" >>"$work/verdict"
-			verdict=1
-		fi
-		for re in "${console2_wanted[@]}"; do
-			if ! grep -a -q -E -- "$re" "$console2"; then
-				echo "the second boot's console never showed /$re/" >>"$work/verdict"
-				verdict=1
-			fi
-		done
+		[ $? = 137 ] && fail "second boot: VM killed after ${HC_BOOT_SECONDS:-60}s"
+		expect_console "$console2" "the second boot's console" "${console2_wanted[@]}"
 		flagged=$("$here/scan-log.sh" "$console2" /dev/null "${allowed[@]}")
-		if [ -n "$flagged" ]; then
-			{ echo "second boot, kernel log:"; echo "$flagged"; } >>"$work/verdict"
-			verdict=1
-		fi
+		[ -z "$flagged" ] || fail "second boot, kernel log:
+$flagged"
 	fi
 fi
 exit $verdict

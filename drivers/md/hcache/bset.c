@@ -433,17 +433,8 @@ const char *hc_bset_check(const struct hc_bset_mem *set)
  */
 u32 hc_bset_csum(const struct hc_bset_disk *d)
 {
-	static const u8 zero[sizeof(d->csum)];
-	const u8 *p = (const u8 *)d;
-	size_t at = offsetof(struct hc_bset_disk, csum);
-	size_t after = at + sizeof(d->csum);
-	u32 crc;
-
-	crc = hc_crc32c(~0U, p, at);
-	crc = hc_crc32c(crc, zero, sizeof(zero));
-	crc = hc_crc32c(crc, p + after,
-			hc_bset_bytes(le32_to_cpu(d->u64s)) - after);
-	return ~crc;
+	return hc_csum_skip(d, hc_bset_bytes(le32_to_cpu(d->u64s)),
+			    offsetof(struct hc_bset_disk, csum));
 }
 
 /**

@@ -61,4 +61,40 @@ u32 hc_crc32c(u32 crc, const void *p, size_t len);
 
 #endif /* __KERNEL__ */
 
+/**
+ * hc_csum() - standard CRC-32C of a buffer
+ * @p: the bytes
+ * @len: how many
+ *
+ * Return: the checksum (0xe3069283 for "123456789").
+ */
+static inline u32 hc_csum(const void *p, size_t len)
+{
+	return ~hc_crc32c(~0U, p, len);
+}
+
+/**
+ * hc_csum_skip() - the checksum an on-disk structure should carry
+ * @p: the structure
+ * @len: its length in bytes, checksum field included
+ * @csum_at: offset of its 4-byte checksum field
+ *
+ * Every hcache structure checksums itself this way: standard CRC-32C of
+ * all @len bytes with the checksum field read as zero, whatever it holds.
+ *
+ * Return: the checksum, in CPU order.
+ */
+static inline u32 hc_csum_skip(const void *p, size_t len, size_t csum_at)
+{
+	static const u8 zero[4];
+	const u8 *b = p;
+	size_t after = csum_at + sizeof(zero);
+	u32 crc;
+
+	crc = hc_crc32c(~0U, b, csum_at);
+	crc = hc_crc32c(crc, zero, sizeof(zero));
+	crc = hc_crc32c(crc, b + after, len - after);
+	return ~crc;
+}
+
 #endif /* _HCACHE_PURE_H */

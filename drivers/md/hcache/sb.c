@@ -23,20 +23,6 @@ static bool hc_uuid_is_nil(const u8 *uuid)
 }
 
 /**
- * hc_csum() - standard CRC-32C of a buffer
- * @p: the bytes
- * @len: how many
- *
- * Seed ~0 and final inversion, so "123456789" gives 0xe3069283.
- *
- * Return: the checksum.
- */
-u32 hc_csum(const void *p, size_t len)
-{
-	return ~hc_crc32c(~0U, p, len);
-}
-
-/**
  * hc_sb_csum() - the checksum a superblock should carry
  * @d: the superblock, HC_SB_SIZE bytes
  *
@@ -47,16 +33,7 @@ u32 hc_csum(const void *p, size_t len)
  */
 u32 hc_sb_csum(const struct hc_sb_disk *d)
 {
-	static const u8 zero[sizeof(d->csum)];
-	const u8 *p = (const u8 *)d;
-	size_t at = offsetof(struct hc_sb_disk, csum);
-	size_t after = at + sizeof(d->csum);
-	u32 crc;
-
-	crc = hc_crc32c(~0U, p, at);
-	crc = hc_crc32c(crc, zero, sizeof(zero));
-	crc = hc_crc32c(crc, p + after, HC_SB_SIZE - after);
-	return ~crc;
+	return hc_csum_skip(d, HC_SB_SIZE, offsetof(struct hc_sb_disk, csum));
 }
 
 /**

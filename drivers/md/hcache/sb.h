@@ -56,7 +56,6 @@ void hc_sb_encode(const struct hc_sb *sb, struct hc_sb_disk *d);
 int hc_sb_decode(const void *buf, size_t len, struct hc_sb *sb,
 		 const char **why);
 u32 hc_sb_csum(const struct hc_sb_disk *d);
-u32 hc_csum(const void *p, size_t len);
 u64 hc_set_magic(const u8 *set_uuid);
 u64 hc_cache_first_bucket(u32 bucket_size);
 u64 hc_cache_min_buckets(u32 bucket_size);
