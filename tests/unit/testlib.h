@@ -8,7 +8,9 @@
  */
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 static unsigned int hc_test_checks, hc_test_failures;
 
@@ -34,6 +36,50 @@ static inline int hc_test_done(const char *name)
 	printf("%s: %u checks, %u failed\n", name, hc_test_checks,
 	       hc_test_failures);
 	return hc_test_failures ? 1 : 0;
+}
+
+/*
+ * hc_test_rules_covered - every validation rule of a source file is tested.
+ * @path: the source, whose rules are the strings after `err = "` or
+ *	`return "` (one per line)
+ * @min_rules: fewer rules than this means the scan itself is broken
+ * @tested: true if some table of the test expects this rule's message
+ */
+static inline void hc_test_rules_covered(const char *path,
+					 unsigned int min_rules,
+					 bool (*tested)(const char *rule))
+{
+	static const char *const needles[] = { "err = \"", "return \"" };
+	unsigned int rules = 0;
+	char line[512];
+	FILE *f;
+
+	printf("every rule in %s has a table entry\n", path);
+	f = fopen(path, "r");
+	CHECK(f, "cannot open %s", path);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = NULL, *q;
+		size_t n;
+
+		for (n = 0; n < 2 && !p; n++) {
+			p = strstr(line, needles[n]);
+			if (p)
+				p += strlen(needles[n]);
+		}
+		if (!p)
+			continue;
+		q = strchr(p, '"');
+		if (!q)
+			continue;
+		*q = '\0';
+		rules++;
+		CHECK(tested(p), "rule \"%s\" has no table entry", p);
+	}
+	fclose(f);
+	CHECK(rules >= min_rules, "found only %u rules in %s", rules, path);
+	printf("  %u rules\n", rules);
 }
 
 #endif /* _HCACHE_TESTLIB_H */
