@@ -32,16 +32,6 @@ static bool key_equal(const struct hc_key *a, const struct hc_key *b)
 	       a->flags == b->flags;
 }
 
-static u64 get_le(const void *p, unsigned int width)
-{
-	const u8 *b = p;
-	u64 v = 0;
-
-	while (width--)
-		v = v << 8 | b[width];
-	return v;
-}
-
 static void test_ptr(void)
 {
 	u64 p;

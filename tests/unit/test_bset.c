@@ -617,25 +617,6 @@ static void test_check(void)
 #define SET_MAGIC	0x0123456789abcdefULL
 #define BUF_U64S	64
 
-static u64 get_le(const void *p, unsigned int width)
-{
-	const u8 *b = p;
-	u64 v = 0;
-
-	while (width--)
-		v = v << 8 | b[width];
-	return v;
-}
-
-static void put_le(void *p, unsigned int width, u64 v)
-{
-	u8 *b = p;
-	unsigned int i;
-
-	for (i = 0; i < width; i++, v >>= 8)
-		b[i] = v;
-}
-
 static const struct hc_key base_keys[] = {
 	MK(1, 0, 100, 0, 0, 0), WO(1, 100, 110),
 	MK(1, 110, 200, 1000, 3, HC_KEY_DIRTY),

@@ -74,25 +74,6 @@ static bool sb_equal(const struct hc_sb *a, const struct hc_sb *b)
 		 a->backing.state == b->backing.state));
 }
 
-static u64 get_le(const void *p, unsigned int width)
-{
-	const u8 *b = p;
-	u64 v = 0;
-
-	while (width--)
-		v = v << 8 | b[width];
-	return v;
-}
-
-static void put_le(void *p, unsigned int width, u64 v)
-{
-	u8 *b = p;
-	unsigned int i;
-
-	for (i = 0; i < width; i++, v >>= 8)
-		b[i] = v;
-}
-
 static void test_layout(void)
 {
 	struct hc_sb_disk d, z;

@@ -31,6 +31,27 @@ static unsigned int hc_test_checks, hc_test_failures;
 	      what, (uint64_t)(a), (uint64_t)(a), (uint64_t)(b),	\
 	      (uint64_t)(b))
 
+/* The @width-byte little-endian number at @p (on-disk fields, by offset). */
+static inline uint64_t get_le(const void *p, unsigned int width)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+
+	while (width--)
+		v = v << 8 | b[width];
+	return v;
+}
+
+/* Store @v at @p as a @width-byte little-endian number. */
+static inline void put_le(void *p, unsigned int width, uint64_t v)
+{
+	uint8_t *b = p;
+	unsigned int i;
+
+	for (i = 0; i < width; i++, v >>= 8)
+		b[i] = v;
+}
+
 static inline int hc_test_done(const char *name)
 {
 	printf("%s: %u checks, %u failed\n", name, hc_test_checks,
