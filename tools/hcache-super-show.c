@@ -76,8 +76,8 @@ static void show_text(const struct hc_show *s)
 	printf("sb.ro_compat\t\t0x%016llx%s\n", le64_to_cpu(d->ro_compat),
 	       s->read_only ? " [unknown bits: read only]" : "");
 	printf("sb.incompat\t\t0x%016llx%s\n", le64_to_cpu(d->incompat),
-	       le64_to_cpu(d->incompat) & HC_FEAT_INCOMPAT_DRAFT_CSET ?
-	       " [draft-cset]" : "");
+	       le64_to_cpu(d->incompat) & HC_FEAT_INCOMPAT_RETIRED_DRAFT ?
+	       " [retired-draft]" : "");
 	printf("sb.seq\t\t\t%llu\n", le64_to_cpu(d->seq));
 	printf("sb.sector\t\t%llu\n", le64_to_cpu(d->sb_sector));
 	printf("sb.kind\t\t\t%u [%s]\n", kind, hc_kind_name(kind));

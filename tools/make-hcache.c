@@ -297,7 +297,6 @@ static int build_cache(struct hc_target *t, const struct hc_opts *o)
 	c->discard = o->discard;
 	/* Nothing to replay on a fresh cache. */
 	c->clean = true;
-	t->sb.incompat |= HC_FEAT_INCOMPAT_DRAFT_CSET;
 	return EX_OK;
 }
 

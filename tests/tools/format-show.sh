@@ -1,7 +1,7 @@
 #!/bin/bash
 # Format a cache and a backing image in one call, then show both: same set
-# uuid, the right kinds, checksums that match, the draft feature on the
-# cache only.
+# uuid, the right kinds, checksums that match, no incompat feature on
+# either (the retired draft bit is not set any more).
 set -eu
 . tests/tools/lib/common.bash
 
@@ -35,7 +35,7 @@ for img in a.img b.img; do
 	expect_field $img block_size 512
 	expect_field $img sb_sector 8
 done
-expect_field a.img incompat 0x0000000000000001
+expect_field a.img incompat 0x0000000000000000
 expect_field b.img incompat 0x0000000000000000
 # 100 MiB of 512 KiB buckets; the superblock takes bucket 0.
 expect_field a.img bucket_size 524288
@@ -54,6 +54,8 @@ run 0 "$SUPER_SHOW" a.img
 out_has "cset.uuid		$set_a"
 grep -q '^sb.csum.*\[match\]$' "$tmp/out" || fail "text checksum not [match]"
 out_has "sb.kind			1 [cache]"
+out_has "sb.incompat		0x0000000000000000"
+grep -q 'retired-draft' "$tmp/out" && fail "retired draft bit shown on a fresh cache"
 run 0 "$SUPER_SHOW" b.img
 out_has "sb.kind			2 [backing]"
 out_has "valid			yes"

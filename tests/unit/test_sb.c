@@ -32,7 +32,6 @@ static void base_sb(enum base base, struct hc_sb *sb)
 	sb->block_size = 512;
 	if (base == CACHE) {
 		sb->kind = HC_KIND_CACHE;
-		sb->incompat = HC_FEAT_INCOMPAT_DRAFT_CSET;
 		sb->cache.nbuckets = 1000;
 		sb->cache.bucket_size = 512 << 10;
 		sb->cache.first_bucket = 1;
@@ -84,8 +83,7 @@ static void test_layout(void)
 	hc_sb_encode(&sb, &d);
 	CHECK(!memcmp(&d, "hcache-S", 8), "magic bytes are \"hcache-S\"");
 	CHECK_EQ_U64(get_le((u8 *)&d + 12, 4), HC_SB_VERSION, "version @12");
-	CHECK_EQ_U64(get_le((u8 *)&d + 32, 8), HC_FEAT_INCOMPAT_DRAFT_CSET,
-		     "incompat @32");
+	CHECK_EQ_U64(get_le((u8 *)&d + 32, 8), 0, "no incompat bits @32");
 	CHECK(!memcmp((u8 *)&d + 40, dev_uuid, 16), "dev uuid @40");
 	CHECK(!memcmp((u8 *)&d + 56, set_uuid, 16), "set uuid @56");
 	CHECK(!memcmp((u8 *)&d + 72, "test\0\0\0\0", 8), "label @72");
@@ -118,6 +116,11 @@ static void test_layout(void)
 	CHECK_EQ_U64(get_le((u8 *)&d + 128, 4), HC_KIND_BACKING, "kind @128");
 	CHECK_EQ_U64(get_le((u8 *)&d + 136, 8), 2048, "data offset @136");
 	CHECK_EQ_U64(get_le((u8 *)&d + 144, 4), 3, "inval gen @144");
+
+	printf("incompat bit 0 is the retired draft bit, not supported\n");
+	CHECK_EQ_U64(HC_FEAT_INCOMPAT_RETIRED_DRAFT, 1, "retired draft bit");
+	CHECK(!(HC_FEAT_INCOMPAT_SUPP & HC_FEAT_INCOMPAT_RETIRED_DRAFT),
+	      "retired draft bit still supported");
 
 	printf("set magic and minimum cache size\n");
 	CHECK_EQ_U64(hc_set_magic(set_uuid),
@@ -186,6 +189,14 @@ struct corrupt {
 	size_t len;		/* bytes passed to decode; 0: HC_SB_SIZE */
 	const char *want;	/* NULL: must be valid */
 };
+
+/*
+ * Incompat bit 0, set by development versions; sb.c keeps this message in
+ * a #define (too long for an `err = "..."` line), so the rule scanner does
+ * not see it: these table entries are its test.
+ */
+#define RETIRED_DRAFT	"formatted by a development version of hcache " \
+			"(draft cache-set format); reformat it with make-hcache"
 
 #define F(field)	offsetof(struct hc_sb_disk, field), \
 			sizeof(((struct hc_sb_disk *)0)->field)
@@ -305,7 +316,16 @@ static const struct corrupt table[] = {
 	  .want = "superblock sector field is not 8" },
 	{ "sb sector 16", BACKING, F(sb_sector), 16,
 	  .want = "superblock sector field is not 8" },
-	{ "incompat bit 1", CACHE, F(incompat), 3,
+	{ "retired draft bit, cache", CACHE, F(incompat),
+	  HC_FEAT_INCOMPAT_RETIRED_DRAFT, .want = RETIRED_DRAFT },
+	{ "retired draft bit, backing", BACKING, F(incompat),
+	  HC_FEAT_INCOMPAT_RETIRED_DRAFT, .want = RETIRED_DRAFT },
+	{ "retired draft bit and bit 63", CACHE, F(incompat),
+	  HC_FEAT_INCOMPAT_RETIRED_DRAFT | 1ULL << 63, .want = RETIRED_DRAFT },
+	{ "retired draft bit, corrupt field", CACHE, F(incompat),
+	  HC_FEAT_INCOMPAT_RETIRED_DRAFT, .mutate = nil_dev_uuid,
+	  .want = RETIRED_DRAFT },
+	{ "incompat bit 1", CACHE, F(incompat), 2,
 	  .want = "unknown incompat feature bits" },
 	{ "incompat bit 63", BACKING, F(incompat), 1ULL << 63,
 	  .want = "unknown incompat feature bits" },
@@ -435,6 +455,7 @@ static int want_errno(const char *want)
 	if (!strcmp(want, "checksum mismatch"))
 		return -EBADMSG;
 	if (!strcmp(want, "version newer than this code supports") ||
+	    !strcmp(want, RETIRED_DRAFT) ||
 	    !strcmp(want, "unknown incompat feature bits"))
 		return -EOPNOTSUPP;
 	return -EUCLEAN;

@@ -81,22 +81,26 @@
 /*
  * Feature bits.
  *
- * HC_FEAT_INCOMPAT_DRAFT_CSET: the cache device's inner structures (buckets,
- * journal, btree, backing-device table) follow the draft below, which the
- * cache-set work may still change; every cache superblock written before
- * that work lands carries it, and it is retired (not reused) when it lands.
+ * HC_FEAT_INCOMPAT_RETIRED_DRAFT (incompat bit 0, retired, never reused):
+ * development versions of hcache set it on every cache superblock while
+ * the cache device's inner structures (buckets, journal, btree,
+ * backing-device table) were a draft that could still change. Those
+ * structures are now final and nothing sets the bit; a cache carrying it
+ * was formatted in the draft layout and is refused (hc_sb_decode() says to
+ * reformat it). The bit is not in HC_FEAT_INCOMPAT_SUPP and must never be
+ * given another meaning.
  *
  * HC_FEAT_RO_COMPAT_DATA_CSUM: keys carry a CRC-32C of their extent's data
  * (hc_key_disk.data_csum). Code that does not know it may read the cache
  * but must not write it, as it would leave stale data checksums behind.
  */
-#define HC_FEAT_INCOMPAT_DRAFT_CSET	(1ULL << 0)
+#define HC_FEAT_INCOMPAT_RETIRED_DRAFT	(1ULL << 0)
 #define HC_FEAT_RO_COMPAT_DATA_CSUM	(1ULL << 0)
 
 /* What this code understands. */
 #define HC_FEAT_COMPAT_SUPP		0ULL
 #define HC_FEAT_RO_COMPAT_SUPP		0ULL
-#define HC_FEAT_INCOMPAT_SUPP		HC_FEAT_INCOMPAT_DRAFT_CSET
+#define HC_FEAT_INCOMPAT_SUPP		0ULL
 
 #define HC_UUID_SIZE		16
 #define HC_LABEL_SIZE		32	/* NUL-terminated, NUL-padded */
@@ -234,7 +238,12 @@ static_assert(offsetof(struct hc_sb_disk, backing.inval_gen) == 144,
 static_assert(offsetof(struct hc_sb_disk, reserved) == 264, "sb reserved");
 
 /*
- * ---- Cache device inner structures: DRAFT (HC_FEAT_INCOMPAT_DRAFT_CSET) --
+ * ---- Cache device inner structures -----------------------------------------
+ *
+ * Final as of the retirement of HC_FEAT_INCOMPAT_RETIRED_DRAFT: a change to
+ * anything below needs a new feature bit. Validation rules are in the
+ * decoders (bkey.c, bset.c, jset.c, pset.c, bdev_table.c) and in
+ * Documentation/hcache/ondisk-format.rst.
  *
  * Layout of a cache device, in buckets of bucket_size bytes counted from
  * sector 0: buckets [0, first_bucket) hold the superblock and nothing else;
