@@ -3,7 +3,8 @@
 # tmpfs overlay). Reads the test to run from the kernel command line, runs
 # it with the VM library sourced, and leaves in /hc-results: test.log (its
 # output), rc (its exit status) and dmesg.raw (the kernel log with levels,
-# for the host's log scanner).
+# for the host's log scanner). A test booted several times (run-test.sh's
+# "boots" header) learns which boot this is from HC_BOOT and HC_BOOTS.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root
 # We run in a chroot; udevadm and udevd refuse to work there without this.
@@ -18,8 +19,12 @@ HC_TEST=$(cmdline_arg hc.test)
 HC_KVER=$(uname -r)
 HC_TIMEOUT=$(cmdline_arg hc.timeout)
 HC_LONG=$(cmdline_arg hc.long)
+HC_BOOT=$(cmdline_arg hc.boot)
+HC_BOOTS=$(cmdline_arg hc.boots)
+HC_BOOT=${HC_BOOT:-1}
+HC_BOOTS=${HC_BOOTS:-1}
 HC_RESULTS=/hc-results
-export HC_ROOT HC_TEST HC_KVER HC_RESULTS HC_LONG
+export HC_ROOT HC_TEST HC_KVER HC_RESULTS HC_LONG HC_BOOT HC_BOOTS
 export HC_KO=$HC_ROOT/build/$HC_KVER/hcache/hcache.ko
 export HC_SELFTEST_KO=$HC_ROOT/build/$HC_KVER/selftest/hc_selftest.ko
 
@@ -57,10 +62,11 @@ echo 20 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 echo 1 >/proc/sys/kernel/sysrq
 cd /tmp || exit 1
 
-echo "hcache-vm: running $(basename "$HC_TEST") on $HC_KVER" >/dev/kmsg
+echo "hcache-vm: running $(basename "$HC_TEST") on $HC_KVER (boot $HC_BOOT of $HC_BOOTS)" >/dev/kmsg
+[ "$HC_BOOTS" = 1 ] || echo "== boot $HC_BOOT of $HC_BOOTS" >>"$HC_RESULTS/test.log"
 timeout -k 5 "${HC_TIMEOUT:-120}" \
 	bash -c 'set -eu; . "$HC_ROOT/tests/vm/lib.sh"; . "$HC_TEST"' \
-	>"$HC_RESULTS/test.log" 2>&1
+	>>"$HC_RESULTS/test.log" 2>&1
 rc=$?
 echo "hcache-vm: test exited with status $rc" >/dev/kmsg
 if [ -w $kmemleak ]; then

@@ -19,6 +19,15 @@
 #                          with the same drives and kernel arguments ARGS;
 #                          its console goes to WORK_DIR/console2.log
 #   # expect-console2: REGEX  the second VM's console must show REGEX
+#   # boots: N             run the test in N VMs one after the other, with
+#                          the same drives (hc.boot=1..N on the command
+#                          line, HC_BOOT in the test): every boot but the
+#                          last must leave out/boot-I.ok and then end itself
+#                          with a hard reset (sysrq-b), as a crash would;
+#                          the last one ends as a single-boot test does.
+#                          Each boot's console goes to console.log (the
+#                          last) or console-bootI.log (the others)
+#   # boots-long: N        the same, under make check-long
 # The guest's serial console goes to WORK_DIR/console.log; what the test
 # printed to WORK_DIR/out/test.log.
 #
@@ -52,8 +61,13 @@ mapfile -t allowed < <(header expect-log)
 flagged_re=$(header expect-flagged | tail -n 1)
 mapfile -t console_wanted < <(header expect-console)
 reboot_args=$(header reboot-with | tail -n 1)
+boots=$(header boots | tail -n 1)
 mapfile -t console2_wanted < <(header expect-console2)
 [ -n "${HC_LONG:-}" ] && long=1 || long=0
+if [ $long = 1 ] && [ -n "$(header boots-long)" ]; then
+	boots=$(header boots-long | tail -n 1)
+fi
+boots=${boots:-1}
 
 rm -rf "$work"
 mkdir -p "$work/out"
@@ -115,11 +129,28 @@ expect_console() {
 
 # The test's limit plus time to boot and power off.
 limit=$((timeout + ${HC_BOOT_SECONDS:-60}))
-boot_guest "$console" "$limit" "$initrd" \
-	"console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.long=$long ${HC_MODULES_ROOT:+hc.modroot=$HC_MODULES_ROOT} ${HC_APPEND:-} $append" \
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-	-virtfs "local,path=$work/out,mount_tag=results,security_model=none,multidevs=remap" \
-	>"$work/qemu.log" 2>&1
+# run_boot N CONSOLE: the test's Nth boot.
+run_boot() {
+	boot_guest "$2" "$limit" "$initrd" \
+		"console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.long=$long hc.boot=$1 hc.boots=$boots ${HC_MODULES_ROOT:+hc.modroot=$HC_MODULES_ROOT} ${HC_APPEND:-} $append" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$work/out,mount_tag=results,security_model=none,multidevs=remap" \
+		>>"$work/qemu.log" 2>&1
+}
+
+# Boots that end in a hard reset: each must reach its kill point.
+for ((i = 1; i < boots && verdict == 0; i++)); do
+	run_boot "$i" "$work/console-boot$i.log"
+	[ $? = 137 ] && fail "boot $i: VM killed after ${limit}s"
+	[ -f "$work/out/boot-$i.ok" ] ||
+		fail "boot $i did not reach its kill point (see console-boot$i.log, out/test.log)"
+	flagged=$("$here/scan-log.sh" "$work/console-boot$i.log" /dev/null "${allowed[@]}")
+	[ -z "$flagged" ] || fail "boot $i, kernel log:
+$flagged"
+done
+[ $verdict = 0 ] || exit 1
+
+run_boot "$boots" "$console"
 [ $? = 137 ] && fail "VM killed after ${limit}s"
 
 rc=$(cat "$work/out/rc" 2>/dev/null)

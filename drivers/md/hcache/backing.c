@@ -119,6 +119,7 @@ struct hc_backing *hc_backing_alloc(void)
 		return NULL;
 	}
 	INIT_LIST_HEAD(&b->list);
+	INIT_LIST_HEAD(&b->set_node);
 	mutex_init(&b->sb_lock);
 	INIT_WORK(&b->stop_work, hc_backing_stop_work);
 	init_completion(&b->inflight_done);
@@ -277,7 +278,9 @@ int hc_backing_start(struct hc_backing *b, bool force)
 		return 0;
 
 	mutex_lock(&b->sb_lock);
-	if (bsb->state == HC_STATE_DIRTY && !force) {
+	if (b->set) {
+		/* Attached: the cache set is here, nothing to give up. */
+	} else if (bsb->state == HC_STATE_DIRTY && !force) {
 		pr_err("%pg: the cache holds dirty data for this device: write \"force\" to running to run without it and lose that data\n",
 		       b->bdev);
 		ret = -EBUSY;
@@ -303,8 +306,13 @@ int hc_backing_start(struct hc_backing *b, bool force)
 		       b->bdev, ret);
 		return ret;
 	}
-	pr_info("%pg: running as %s (state %s, no cache set: passthrough)\n",
-		b->bdev, b->disk->disk_name, hc_backing_state_name(bsb->state));
+	if (b->set)
+		pr_info("%pg: running as %s, attached to cache set %pU as id %u\n",
+			b->bdev, b->disk->disk_name, b->sb.set_uuid, b->id);
+	else
+		pr_info("%pg: running as %s (state %s, no cache set: passthrough)\n",
+			b->bdev, b->disk->disk_name,
+			hc_backing_state_name(bsb->state));
 	return 0;
 }
 
@@ -344,6 +352,8 @@ void hc_backing_stop(struct hc_backing *b)
 	} else {
 		pr_info("%pg: unregistered\n", b->bdev);
 	}
+	if (b->set)
+		hc_backing_unlink(b);
 	list_del_init(&b->list);
 	kobject_del(&b->kobj);
 	hc_bdev_close(&b->handle);

@@ -10,6 +10,7 @@
 
 #include <linux/sysfs.h>
 #include <linux/string.h>
+#include <linux/uuid.h>
 
 struct hc_backing_attr {
 	struct attribute attr;
@@ -167,6 +168,64 @@ static ssize_t stop_store(struct hc_backing *b, const char *buf, size_t len)
 	return len;
 }
 
+static ssize_t attach_store(struct hc_backing *b, const char *buf,
+			    size_t len)
+{
+	char str[UUID_STRING_LEN + 2], *s;
+	struct hc_cache_set *c;
+	uuid_t uuid;
+	int ret;
+
+	if (strscpy(str, buf, sizeof(str)) < 0)
+		return -EINVAL;
+	s = strim(str);
+	if (strlen(s) != UUID_STRING_LEN || uuid_parse(s, &uuid))
+		return -EINVAL;
+	ret = hc_backing_lock_registered(b);
+	if (ret)
+		return ret;
+	c = hc_cache_set_find(uuid.b);
+	if (!c) {
+		pr_err("%pg: cannot attach: no cache set %pU is registered\n",
+		       b->bdev, uuid.b);
+		ret = -ENOENT;
+	} else {
+		ret = hc_backing_attach(b, c);
+		if (!ret && !b->disk)
+			ret = hc_backing_start(b, false);
+	}
+	mutex_unlock(&hc_register_lock);
+	return ret ? ret : len;
+}
+
+static ssize_t detach_store(struct hc_backing *b, const char *buf,
+			    size_t len)
+{
+	int ret;
+
+	ret = hc_backing_lock_registered(b);
+	if (ret)
+		return ret;
+	ret = hc_backing_detach(b);
+	mutex_unlock(&hc_register_lock);
+	return ret ? ret : len;
+}
+
+static ssize_t cache_set_uuid_show(struct hc_backing *b, char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&b->sb_lock);
+	ret = sysfs_emit(buf, "%pU\n", b->sb.set_uuid);
+	mutex_unlock(&b->sb_lock);
+	return ret;
+}
+
+static ssize_t cache_set_id_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(b->id));
+}
+
 static ssize_t backing_dev_name_show(struct hc_backing *b, char *buf)
 {
 	return sysfs_emit(buf, "%pg\n", b->bdev);
@@ -189,6 +248,10 @@ HC_ATTR_RW(label);
 HC_ATTR_RW(cache_mode);
 HC_ATTR_RW(running);
 HC_ATTR_WO(stop);
+HC_ATTR_WO(attach);
+HC_ATTR_WO(detach);
+HC_ATTR_RO(cache_set_uuid);
+HC_ATTR_RO(cache_set_id);
 HC_ATTR_RO(backing_dev_name);
 HC_ATTR_RO(backing_dev_uuid);
 
@@ -198,6 +261,10 @@ static struct attribute *hc_backing_attrs[] = {
 	&hc_attr_cache_mode.attr,
 	&hc_attr_running.attr,
 	&hc_attr_stop.attr,
+	&hc_attr_attach.attr,
+	&hc_attr_detach.attr,
+	&hc_attr_cache_set_uuid.attr,
+	&hc_attr_cache_set_id.attr,
 	&hc_attr_backing_dev_name.attr,
 	&hc_attr_backing_dev_uuid.attr,
 	NULL

@@ -16,6 +16,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/mmzone.h>
+#include <linux/shrinker.h>
 
 #include "compat_generated.h"
 
@@ -170,6 +171,89 @@ static inline struct gendisk *hc_alloc_disk(struct queue_limits *lim,
 #else
 #error "hcache: unexpected mix of blk_alloc_disk() and queue feature APIs"
 #endif
+}
+
+/**
+ * struct hc_shrinker - a shrinker with a private pointer
+ * @s: the registered shrinker, NULL if none
+ * @priv: what hc_shrinker_priv() returns in the callbacks
+ * @embedded: the shrinker itself, on kernels that embed it
+ *
+ * v6.7 allocates shrinkers (shrinker_alloc(), ->private_data,
+ * probes/shrinker_alloc.c); before, the caller embedded one and called
+ * register_shrinker().
+ */
+struct hc_shrinker {
+	struct shrinker		*s;
+	void			*priv;
+#ifndef HC_HAVE_SHRINKER_ALLOC
+	struct shrinker		embedded;
+#endif
+};
+
+typedef unsigned long (*hc_shrink_fn)(struct shrinker *s,
+				      struct shrink_control *sc);
+
+/**
+ * hc_shrinker_register() - register a shrinker
+ * @hs: the shrinker, zeroed
+ * @count: the count_objects callback
+ * @scan: the scan_objects callback
+ * @priv: what hc_shrinker_priv() gives the callbacks
+ * @name: its name in debugfs
+ *
+ * Return: 0 or -errno.
+ */
+static inline int hc_shrinker_register(struct hc_shrinker *hs,
+				       hc_shrink_fn count, hc_shrink_fn scan,
+				       void *priv, const char *name)
+{
+	hs->priv = priv;
+#ifdef HC_HAVE_SHRINKER_ALLOC
+	hs->s = shrinker_alloc(0, "%s", name);
+	if (!hs->s)
+		return -ENOMEM;
+	hs->s->count_objects = count;
+	hs->s->scan_objects = scan;
+	hs->s->private_data = hs;
+	shrinker_register(hs->s);
+	return 0;
+#else
+	{
+		int ret;
+
+		hs->embedded.count_objects = count;
+		hs->embedded.scan_objects = scan;
+		hs->embedded.seeks = DEFAULT_SEEKS;
+		ret = register_shrinker(&hs->embedded, "%s", name);
+		if (!ret)
+			hs->s = &hs->embedded;
+		return ret;
+	}
+#endif
+}
+
+/* The @priv given to hc_shrinker_register(), from a callback's shrinker. */
+static inline void *hc_shrinker_priv(struct shrinker *s)
+{
+#ifdef HC_HAVE_SHRINKER_ALLOC
+	return ((struct hc_shrinker *)s->private_data)->priv;
+#else
+	return container_of(s, struct hc_shrinker, embedded)->priv;
+#endif
+}
+
+/* Unregister a shrinker registered with hc_shrinker_register(), if any. */
+static inline void hc_shrinker_unregister(struct hc_shrinker *hs)
+{
+	if (!hs->s)
+		return;
+#ifdef HC_HAVE_SHRINKER_ALLOC
+	shrinker_free(hs->s);
+#else
+	unregister_shrinker(hs->s);
+#endif
+	hs->s = NULL;
 }
 
 #endif /* _HCACHE_COMPAT_H */

@@ -42,12 +42,61 @@
  * hc_wq, as a sysfs file cannot remove its own directory; module unload
  * flushes hc_wq.
  *
- * Plan (Documentation/hcache/design.rst has it in full): a cache set
- * (struct hc_cache_set) is one cache device with its buckets, journal,
- * btree and table of attached backing devices, named by its set uuid under
- * /sys/fs/hcache/<set-uuid>/. Backing devices attach to it whichever
- * registers first; it outlives none of them while they hold dirty data in
- * it.
+ * A cache set (struct hc_cache_set, cache_set.c) is one cache device with
+ * its buckets, journal, btree and table of attached backing devices, named
+ * by its set uuid: /sys/fs/hcache/<set-uuid>/ (cache_set_sysfs.c), the
+ * cache device's <dev>/hcache/, and /sys/kernel/debug/hcache/<set-uuid>/
+ * (debug.c). Registering the cache device opens it exclusively (holder:
+ * the set), loads the metadata (below) and attaches every registered
+ * backing device whose superblock names the set; a backing device that
+ * registers later attaches at once (register.c). The set's kobject owns
+ * it; "stop" stops its backing devices, "unregister" detaches them, and
+ * both then write out the metadata and release the device. A set holds a
+ * module reference.
+ *
+ * Attaching (attach.c) gives a backing device an id in the set's table of
+ * backing devices (ids never reused; a device whose invalidation
+ * generation changed gets a new one, so keys under the old id are dead),
+ * persisted before the backing superblock names the set.
+ *
+ * BUCKETS, GENERATIONS AND THE ALLOCATOR (alloc.c, mark.h)
+ *
+ * The cache device is cut into buckets. Each has an 8-bit gen; a pointer
+ * carries the gen its bucket had when the data was written and is valid
+ * only while the two are equal, so bumping a gen invalidates every
+ * pointer into the bucket without touching the btree. A gen never runs
+ * more than HC_GEN_MAX_DISTANCE ahead of the oldest pointer into its
+ * bucket, so wrap-around cannot make a stale pointer valid again. Free
+ * lists with reserves (prio, btree, data) are refilled in batches: bump
+ * the gens, persist all gens and prios in a new gen/prio chain
+ * (copy-on-write, named by a journal entry), then hand the buckets out.
+ * Empty buckets go first; then clean data is evicted by the replacement
+ * policy (lru, fifo, random). Dirty data is never evicted.
+ *
+ * THE BTREE (btree.c)
+ *
+ * A B+tree of extent keys by (backing id, end sector); a node is a
+ * bucket, written log-structured: a header, then sorted sets appended as
+ * keys arrive; a full bucket is rewritten, compacted, into a new one. In
+ * memory a node is one resolved, overlap-free array (bset.c) and its
+ * pending keys. Every key lies within its node's range; inserts spanning
+ * leaves are cut at their boundaries; descents split full nodes top-down.
+ * Interior keys are size-1 keys at each child's max. Interior nodes stay
+ * cached; clean leaves are evicted by a shrinker.
+ *
+ * THE JOURNAL (journal.c)
+ *
+ * Leaf inserts are added to the open journal entry before they go into
+ * the tree; entries are written (PREFLUSH + FUA) when full, after
+ * journal_delay_ms, or when roots change. A leaf is written lazily; it
+ * pins the oldest entry holding its unwritten keys, and the ring is
+ * reclaimed by writing the pinning leaves. Registration reads the ring,
+ * takes the roots from the newest valid entry, reads the gen/prio chain,
+ * the table and the root, runs the mark pass (mark_pass.c: every bucket's
+ * live sectors and oldest gen from the tree on disk), and replays entries
+ * last_seq to newest. A cache whose superblock was never rewritten (seq 1,
+ * as make-hcache leaves it) and whose journal is empty is new; a used one
+ * without a valid journal entry is refused, never silently emptied.
  *
  * THE I/O PATH (passthrough)
  *
@@ -70,16 +119,10 @@
  * rewrites a backing superblock (sb_io.c: seq + 1, written with PREFLUSH and
  * FUA) whenever its label, cache mode or state changes.
  *
- * Buckets, generations and pointers (plan): the cache device is cut into
- * buckets; each has an 8-bit generation. A btree pointer carries the gen of
- * its bucket when it was written and is valid only while the two are equal,
- * so reusing a bucket (gen + 1) invalidates every pointer into it without
- * touching the btree. A bucket's gen never runs more than a fixed distance
- * ahead of the oldest pointer into it, so wrap-around cannot make a stale
- * pointer look valid; new gens are persisted before a bucket takes new data.
- *
- * What exists of it: the pure layer, built into the module and the unit
- * tests alike. bkey.c: the in-memory key (struct hc_key, host-endian, one
+ * The pure layer is built into the module, the unit tests and the fuzzer
+ * alike: jset.c, pset.c and bdev_table.c encode and validate the journal
+ * entry, the gen/prio set and the table; mark.c holds the rules of the
+ * mark pass and the consistency check. bkey.c: the in-memory key (struct hc_key, host-endian, one
  * pointer at most), its disk conversion and validation, cutting, and the
  * gen arithmetic with HC_GEN_MAX_DISTANCE. bset.c: a sorted, overlap-free
  * set of keys over a caller's array: lookup (binary search), insert that
@@ -88,26 +131,36 @@
  *
  * LOCK ORDER
  *
- *   hc_register_lock  (register.c: hc_backings, registration, run, stop)
- *     hc_backing.sb_lock  (the in-memory superblock and its writes)
+ *   hc_register_lock  (register.c: hc_backings, hc_cache_sets,
+ *                      registration, attach, detach, run, stop)
+ *     hc_backing.sb_lock  (a backing superblock and its writes)
+ *     hc_cache_set.meta_lock  (rw_semaphore: the btree, the journal, the
+ *                      buckets and free lists, and every metadata write)
+ *       hc_cache_set.node_cache_lock  (the node hash, LRU, node reads)
  *
- * Plan, with the cache set: btree node locks (parent before child) come
- * between the two; the journal lock and then the bucket lock nest inside
- * sb_lock's level (design.rst, "Locks").
+ * meta_lock is taken for reading by lookups and walks, for writing by
+ * every change. One lock for all metadata keeps the crash-ordering rules
+ * simple to check; per-node locks (design.rst) come when the I/O path
+ * (issue #6) shows contention on it.
  *
- * No lock is taken in the I/O path: a running device's data offset and
- * bdev never change, and the disk is removed before the device is freed.
+ * No lock is taken in the passthrough I/O path: a running device's data
+ * offset and bdev never change, and the disk is removed before the device
+ * is freed.
  *
  * CRASH CONSISTENCY
  *
  * A superblock is written whole, with PREFLUSH and FUA, and checksummed: a
  * torn write fails validation rather than being half-believed. The state
  * change to stale is persisted before a device runs without its cache, so
- * a crash right after it cannot bring the old cached data back. Plan: a
- * journal makes btree updates durable; on registration the journal is
- * replayed and a mark pass rebuilds bucket state, so a crash at any point
- * recovers to the last flushed state; design.rst lists the five ordering
- * rules this rests on.
+ * a crash right after it cannot bring the old cached data back. In a
+ * cache set: a key is journalled before anything that needs it durable
+ * completes; a bucket's new gen is persisted before the bucket takes new
+ * data; a node is written (FUA) before its parent or a journal entry
+ * names it, and a bucket freed by a rewrite is reused only after a refill
+ * has written a journal entry naming the new root; the table entry is
+ * durable before a backing superblock names the set. A crash at any point
+ * recovers, by the journal replay and the mark pass, to the last flushed
+ * state (design.rst has the rules in full).
  *
  * KERNEL VERSIONS
  *
@@ -123,9 +176,16 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
+#include <linux/seq_buf.h>
 #include <linux/workqueue.h>
 
+#include <linux/rwsem.h>
+
+#include "bdev_table.h"
+#include "btree.h"
 #include "compat.h"
+#include "journal.h"
+#include "mark.h"
 #include "sb.h"
 
 /* Minors per /dev/hcacheN: the whole disk and 15 partitions. */
@@ -147,6 +207,9 @@
  * @inflight: a reference per bio in flight while running
  * @inflight_done: completed when @inflight drops to zero after being killed
  * @stop_work: runs a stop asked for through sysfs
+ * @set: the cache set it is attached to, or NULL; hc_register_lock
+ * @id: its id in @set's table of backing devices, 0 if not attached
+ * @set_node: on @set's list of backing devices; hc_register_lock
  */
 struct hc_backing {
 	struct list_head	list;
@@ -166,6 +229,150 @@ struct hc_backing {
 	struct percpu_ref	inflight;
 	struct completion	inflight_done;
 	struct work_struct	stop_work;
+
+	struct hc_cache_set	*set;
+	u32			id;
+	struct list_head	set_node;
+};
+
+/* Free lists: each reserve is refilled before the next (alloc.c). */
+enum hc_reserve {
+	HC_RESERVE_PRIO,	/* the next gen/prio chain */
+	HC_RESERVE_BTREE,	/* btree nodes and the backing-device table */
+	HC_RESERVE_DATA,	/* cached data */
+	HC_RESERVE_NR,
+};
+
+/**
+ * struct hc_freelist - buckets invalidated, their new gens persisted
+ * @b: bucket numbers, a stack
+ * @nr: how many
+ * @target: how many the allocator keeps ready
+ */
+struct hc_freelist {
+	u64		*b;
+	size_t		nr;
+	size_t		target;
+};
+
+/**
+ * struct hc_cache_set - a cache device and everything on it
+ *
+ * @list: on hc_cache_sets; hc_register_lock
+ * @kobj: /sys/fs/hcache/<set-uuid>/; its release frees the set
+ * @internal: <set>/internal/
+ * @cache_kobj: <cache device>/hcache/
+ * @handle: the cache device, opened exclusively
+ * @bdev: @handle.bdev
+ * @sb: the cache superblock; hc_register_lock (and @meta_lock when the
+ *	replacement policy or discard change)
+ * @sb_buf: a page to encode @sb into
+ * @set_magic: hc_set_magic() of the set uuid
+ * @geom: the layout of buckets
+ * @block_size: bytes, from the superblock
+ * @cache_sectors: size of the cache device
+ * @backings: attached backing devices (hc_backing.set_node);
+ *	hc_register_lock
+ * @stop_work: stop or unregister asked for through sysfs
+ * @stop_detach: what @stop_work does: unregister (detach) or stop
+ *
+ * Protected by @meta_lock: held for reading by lookups, for writing by
+ * every change to the btree, the journal, the buckets and the free lists,
+ * and across every metadata write. One lock for all metadata keeps the
+ * ordering rules of the design simple to check; the I/O path (issue #6)
+ * will add a spinlock for data allocations so writes do not queue behind
+ * metadata I/O.
+ *
+ * @meta_lock: see above
+ * @buckets: one per bucket
+ * @free: the free lists
+ * @prio_chain: the buckets of the current gen/prio chain, in order
+ * @prio_nr: buckets in a chain
+ * @open_bucket: the data bucket being filled, 0 if none
+ * @open_used: sectors of @open_bucket handed out
+ * @replacement: HC_REPL_*
+ * @discard: discard buckets before reuse
+ * @fifo_cursor: where the fifo policy looks next
+ * @in_refill: the allocator is refilling; nested refills fail
+ * @journal: the journal
+ * @root: the btree root, always cached
+ * @node_cache_lock: protects @node_hash, @node_lru, @nr_nodes and the
+ *	node read buffer, so readers may load nodes concurrently
+ * @node_hash: cached nodes by bucket
+ * @node_hash_bits: @node_hash has 1 << @node_hash_bits heads
+ * @node_lru: cached leaves, least recently used first
+ * @nr_nodes: nodes cached
+ * @node_buf: a bucket's worth, for metadata writes and reads under
+ *	@meta_lock held for writing
+ * @read_buf: a bucket's worth, for node reads; @node_cache_lock
+ * @scratch: two key arrays of node capacity for node reads
+ * @node_cap: key capacity of a node
+ * @shrinker: trims @node_lru under memory pressure
+ * @table: the backing-device table
+ * @table_bucket: where it is on disk, 0 if never written
+ * @leaf_keys: keys in all leaves
+ * @errors: metadata I/O errors and corruptions seen
+ * @stats: counters for sysfs internal/
+ * @debugfs: /sys/kernel/debug/hcache/<set-uuid>/
+ */
+struct hc_cache_set {
+	struct list_head	list;
+	struct kobject		kobj;
+	struct kobject		internal;
+	struct kobject		cache_kobj;
+	struct hc_bdev_handle	handle;
+	struct block_device	*bdev;
+	struct hc_sb		sb;
+	struct page		*sb_buf;
+	u64			set_magic;
+	struct hc_geom		geom;
+	u32			block_size;
+	u64			cache_sectors;
+	struct list_head	backings;
+	struct work_struct	stop_work;
+	bool			stop_detach;
+
+	struct rw_semaphore	meta_lock;
+	struct hc_bucket	*buckets;
+	struct hc_freelist	free[HC_RESERVE_NR];
+	u64			*prio_chain;
+	u64			prio_nr;
+	u64			open_bucket;
+	u32			open_used;
+	unsigned int		replacement;
+	bool			discard;
+	u64			fifo_cursor;
+	bool			in_refill;
+
+	struct hc_journal	journal;
+
+	struct hc_btree_node	*root;
+	struct mutex		node_cache_lock;	/* see above */
+	struct hlist_head	*node_hash;
+	unsigned int		node_hash_bits;
+	struct list_head	node_lru;
+	unsigned long		nr_nodes;
+	void			*node_buf;
+	void			*read_buf;
+	struct hc_key		*scratch[2];
+	size_t			node_cap;
+	struct hc_shrinker	shrinker;
+
+	struct hc_bdev_table	*table;
+	u64			table_bucket;
+
+	u64			leaf_keys;
+	atomic64_t		errors;
+	struct {
+		u64		node_writes;
+		u64		node_rewrites;
+		u64		node_splits;
+		u64		node_reads;
+		u64		prio_writes;
+		u64		buckets_invalidated;
+		u64		gen_limited;
+	} stats;
+	struct dentry		*debugfs;
 };
 
 /* module.c */
@@ -174,6 +381,7 @@ extern struct workqueue_struct *hc_wq;
 
 /* register.c */
 extern struct mutex hc_register_lock;
+void hc_cache_set_attach_pending(struct hc_cache_set *c);
 int hc_register_init(void);
 void hc_register_exit(void);
 
@@ -195,6 +403,59 @@ void hc_backing_uevent(struct hc_backing *b);
 
 /* sb_io.c */
 int hc_sb_read_page(struct block_device *bdev, struct page *page);
+int hc_sb_write(struct block_device *bdev, struct hc_sb *sb, struct page *buf);
 int hc_backing_sb_write(struct hc_backing *b);
+
+/* cache_set.c */
+extern struct list_head hc_cache_sets;
+int hc_cache_register(const char *path, dev_t devt);
+void hc_cache_set_stop(struct hc_cache_set *c, bool detach);
+void hc_cache_set_stop_async(struct hc_cache_set *c, bool detach);
+struct hc_cache_set *hc_cache_set_find(const u8 *set_uuid);
+void hc_cache_set_free(struct hc_cache_set *c);
+int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
+	       size_t bytes);
+__printf(2, 3) void hc_cache_set_error(struct hc_cache_set *c,
+				       const char *fmt, ...);
+
+/* cache_set_sysfs.c */
+extern const struct kobj_type hc_cache_set_ktype;
+extern const struct kobj_type hc_cache_set_internal_ktype;
+extern const struct kobj_type hc_cache_dev_ktype;
+
+/* alloc.c */
+int hc_alloc_init(struct hc_cache_set *c, bool fresh);
+void hc_alloc_exit(struct hc_cache_set *c);
+int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
+		    u64 *bucket);
+void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket);
+int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset);
+int hc_prio_write(struct hc_cache_set *c);
+int hc_prio_read(struct hc_cache_set *c, u64 head);
+void hc_prio_get(void *priv, u64 bucket, u8 *gen, u16 *prio);
+void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k);
+void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
+			       u64 end);
+u64 hc_buckets_available(struct hc_cache_set *c);
+const char *hc_replacement_name(unsigned int repl);
+extern const char * const hc_replacement_names_table[HC_REPL_NR];
+
+/* mark_pass.c */
+int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,
+		 struct seq_buf *errs);
+int hc_check(struct hc_cache_set *c, struct seq_buf *errs);
+
+/* attach.c */
+int hc_table_write(struct hc_cache_set *c);
+int hc_table_read(struct hc_cache_set *c, u64 bucket);
+int hc_backing_attach(struct hc_backing *b, struct hc_cache_set *c);
+int hc_backing_detach(struct hc_backing *b);
+void hc_backing_unlink(struct hc_backing *b);
+
+/* debug.c */
+void hc_debugfs_init(void);
+void hc_debugfs_exit(void);
+void hc_debugfs_add_set(struct hc_cache_set *c);
+void hc_debugfs_remove_set(struct hc_cache_set *c);
 
 #endif /* _HCACHE_H */

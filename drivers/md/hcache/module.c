@@ -30,13 +30,15 @@ static int __init hc_module_init(void)
 		ret = -ENOMEM;
 		goto out_major;
 	}
+	hc_debugfs_init();
 	ret = hc_register_init();
 	if (ret)
-		goto out_kobj;
+		goto out_debugfs;
 	pr_info("loaded\n");
 	return 0;
 
-out_kobj:
+out_debugfs:
+	hc_debugfs_exit();
 	kobject_put(hc_root_kobj);
 out_major:
 	hc_backing_major_exit();
@@ -50,6 +52,7 @@ out_wq:
 static void __exit hc_module_exit(void)
 {
 	hc_register_exit();
+	hc_debugfs_exit();
 	kobject_put(hc_root_kobj);
 	hc_root_kobj = NULL;
 	/* Lets stop works that dropped their module reference finish. */

@@ -22,15 +22,63 @@ static LIST_HEAD(hc_backings);
 /* Set by the reboot notifier: nothing registers after it; hc_register_lock. */
 static bool hc_shutting_down;
 
-static struct hc_backing *hc_find_registered(dev_t devt)
+static bool hc_is_registered(dev_t devt)
 {
+	struct hc_cache_set *c;
 	struct hc_backing *b;
 
 	lockdep_assert_held(&hc_register_lock);
 	list_for_each_entry(b, &hc_backings, list)
 		if (b->bdev->bd_dev == devt)
-			return b;
-	return NULL;
+			return true;
+	list_for_each_entry(c, &hc_cache_sets, list)
+		if (c->bdev->bd_dev == devt)
+			return true;
+	return false;
+}
+
+/*
+ * Does @b's superblock name a cache set to attach to? Attached devices
+ * do, and so do devices formatted with their set (make-hcache -C -B, or
+ * --cset-uuid), which attach when it appears.
+ */
+static bool hc_backing_names_set(struct hc_backing *b)
+{
+	static const u8 nil[HC_UUID_SIZE];
+
+	return memcmp(b->sb.set_uuid, nil, HC_UUID_SIZE);
+}
+
+/*
+ * Attach @b to @c and run it (if not running yet). A failure to attach
+ * leaves it as it was: pending, or running in passthrough.
+ */
+static void hc_backing_attach_and_run(struct hc_backing *b,
+				      struct hc_cache_set *c)
+{
+	if (hc_backing_attach(b, c))
+		return;
+	if (!b->disk && hc_backing_start(b, false))
+		pr_err("%pg: attached, but cannot run\n", b->bdev);
+}
+
+/**
+ * hc_cache_set_attach_pending() - attach the devices waiting for a set
+ * @c: a set just registered; hc_register_lock must be held
+ *
+ * Every registered backing device whose superblock names @c: pending ones
+ * (clean or dirty) attach and start; ones running without it because they
+ * went stale attach with a new id.
+ */
+void hc_cache_set_attach_pending(struct hc_cache_set *c)
+{
+	struct hc_backing *b, *tmp;
+
+	lockdep_assert_held(&hc_register_lock);
+	list_for_each_entry_safe(b, tmp, &hc_backings, list)
+		if (!b->set && hc_backing_names_set(b) &&
+		    !memcmp(b->sb.set_uuid, c->sb.set_uuid, HC_UUID_SIZE))
+			hc_backing_attach_and_run(b, c);
 }
 
 /*
@@ -39,11 +87,14 @@ static struct hc_backing *hc_find_registered(dev_t devt)
  * its own errno: -ENOENT (no such device), -EBUSY (already registered, or
  * held by someone else), -EIO (unreadable), -EINVAL (not an hcache
  * device), -EBADMSG (bad checksum), -EOPNOTSUPP (unsupported version or
- * feature), -EUCLEAN (corrupt superblock field), -ENOSPC (too small),
- * -EMEDIUMTYPE (zoned).
+ * feature), -EUCLEAN (corrupt superblock field, or a cache set's
+ * metadata inconsistent), -ENOSPC (too small), -EMEDIUMTYPE (zoned);
+ * for a cache device also -EEXIST (its set is already registered) and
+ * -EROFS (features this version may only read).
  */
 static int hc_register(const char *path, bool quiet)
 {
+	struct hc_cache_set *c;
 	struct hc_backing *b;
 	const char *why;
 	dev_t devt;
@@ -61,7 +112,7 @@ static int hc_register(const char *path, bool quiet)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	if (hc_find_registered(devt)) {
+	if (hc_is_registered(devt)) {
 		if (!quiet)
 			pr_err("%s: cannot register: already registered\n",
 			       path);
@@ -101,11 +152,13 @@ static int hc_register(const char *path, bool quiet)
 		       ret == -EINVAL ? " (not an hcache device)" : "");
 		goto out_close;
 	}
-	if (b->sb.kind != HC_KIND_BACKING) {
-		pr_err("%pg: cannot register: cache devices are not supported by this version of hcache\n",
-		       b->bdev);
-		ret = -EOPNOTSUPP;
-		goto out_close;
+	if (b->sb.kind == HC_KIND_CACHE) {
+		/* The set opens the device itself, as its own holder. */
+		hc_bdev_close(&b->handle);
+		b->bdev = NULL;
+		hc_backing_put(b);
+		ret = hc_cache_register(path, devt);
+		goto out_unlock;
 	}
 	ret = hc_backing_setup(b);
 	if (ret)
@@ -120,6 +173,12 @@ static int hc_register(const char *path, bool quiet)
 	list_add_tail(&b->list, &hc_backings);
 	__module_get(THIS_MODULE);
 
+	c = hc_backing_names_set(b) ? hc_cache_set_find(b->sb.set_uuid) :
+				       NULL;
+	if (c)
+		hc_backing_attach_and_run(b, c);
+	if (b->disk)
+		goto out_unlock;
 	switch (b->sb.backing.state) {
 	case HC_STATE_NONE:
 	case HC_STATE_STALE:
@@ -205,6 +264,7 @@ static const struct attribute_group hc_root_group = {
 /* Stop every device before the machine goes down, so each ends cleanly. */
 static int hc_reboot(struct notifier_block *nb, unsigned long code, void *x)
 {
+	struct hc_cache_set *c, *ctmp;
 	struct hc_backing *b, *tmp;
 
 	if (code != SYS_DOWN && code != SYS_HALT && code != SYS_POWER_OFF)
@@ -214,6 +274,8 @@ static int hc_reboot(struct notifier_block *nb, unsigned long code, void *x)
 	hc_shutting_down = true;
 	list_for_each_entry_safe(b, tmp, &hc_backings, list)
 		hc_backing_stop(b);
+	list_for_each_entry_safe(c, ctmp, &hc_cache_sets, list)
+		hc_cache_set_stop(c, false);
 	mutex_unlock(&hc_register_lock);
 	return NOTIFY_DONE;
 }

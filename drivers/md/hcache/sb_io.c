@@ -39,8 +39,10 @@ int hc_sb_read_page(struct block_device *bdev, struct page *page)
 }
 
 /**
- * hc_backing_sb_write() - persist @b's superblock
- * @b: the backing device; its sb_lock must be held
+ * hc_sb_write() - persist a superblock
+ * @bdev: the device it belongs to
+ * @sb: the superblock; its seq is bumped
+ * @buf: a page to encode it into
  *
  * Bumps the sequence number, encodes the superblock with its checksum and
  * writes it with PREFLUSH and FUA, so it is durable, and everything written
@@ -48,24 +50,37 @@ int hc_sb_read_page(struct block_device *bdev, struct page *page)
  * cache, so the clean pages there are dropped afterwards: else a tool or
  * blkid reading through it would see the old superblock. On failure the
  * in-memory copy keeps the new values; the caller decides whether to roll
- * back. May sleep.
+ * back. The caller serialises writes of one superblock. May sleep.
+ *
+ * Return: 0 or -errno from the device.
+ */
+int hc_sb_write(struct block_device *bdev, struct hc_sb *sb, struct page *buf)
+{
+	int ret;
+
+	sb->seq++;
+	hc_sb_encode(sb, page_address(buf));
+	ret = hc_sb_io(bdev, buf, REQ_OP_WRITE | REQ_META | REQ_SYNC |
+		       REQ_PREFLUSH | REQ_FUA);
+	if (ret) {
+		pr_err("%pg: cannot write the superblock: error %d\n",
+		       bdev, ret);
+		return ret;
+	}
+	invalidate_bdev(bdev);
+	return 0;
+}
+
+/**
+ * hc_backing_sb_write() - persist @b's superblock
+ * @b: the backing device; its sb_lock must be held
+ *
+ * As hc_sb_write(). May sleep.
  *
  * Return: 0 or -errno from the device.
  */
 int hc_backing_sb_write(struct hc_backing *b)
 {
-	int ret;
-
 	lockdep_assert_held(&b->sb_lock);
-	b->sb.seq++;
-	hc_sb_encode(&b->sb, page_address(b->sb_buf));
-	ret = hc_sb_io(b->bdev, b->sb_buf, REQ_OP_WRITE | REQ_META | REQ_SYNC |
-		       REQ_PREFLUSH | REQ_FUA);
-	if (ret) {
-		pr_err("%pg: cannot write the superblock: error %d\n",
-		       b->bdev, ret);
-		return ret;
-	}
-	invalidate_bdev(b->bdev);
-	return 0;
+	return hc_sb_write(b->bdev, &b->sb, b->sb_buf);
 }

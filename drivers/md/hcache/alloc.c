@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * alloc.c: the buckets of a cache set and their allocation: gens and prios
+ * in memory and in the gen/prio chain on disk, the free lists with their
+ * reserves, the replacement policies that choose what to evict, and the
+ * space handed to cached data.
+ *
+ * A bucket is reused only after its gen was bumped and the new gen
+ * persisted in a prio write (design.rst, crash consistency rule 2): the
+ * refill invalidates a batch, writes the chain, then hands the batch out.
+ * The one exception is a freshly formatted cache, whose buckets nothing
+ * has ever pointed into.
+ */
+
+#include "hcache.h"
+#include "pset.h"
+
+#include <linux/random.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+
+#define HC_PRIO_MAX		0xffffU
+#define HC_BTREE_RESERVE	16U
+#define HC_DATA_BATCH		64U
+
+const char * const hc_replacement_names_table[HC_REPL_NR] = {
+	[HC_REPL_LRU]		= "lru",
+	[HC_REPL_FIFO]		= "fifo",
+	[HC_REPL_RANDOM]	= "random",
+};
+
+/**
+ * hc_replacement_name() - name of a replacement policy
+ * @repl: HC_REPL_*
+ *
+ * Return: a constant string; "invalid" for an unknown policy.
+ */
+const char *hc_replacement_name(unsigned int repl)
+{
+	return repl < HC_REPL_NR ? hc_replacement_names_table[repl] : "invalid";
+}
+
+/**
+ * hc_alloc_init() - the buckets and free lists of a new set in memory
+ * @c: the set, its geometry known
+ * @fresh: the cache was just formatted: every bucket is usable as is
+ *
+ * Without @fresh the gens come from hc_prio_read() and the free lists
+ * stay empty until the first refill, after the journal replay and the
+ * mark pass have said which buckets are live. May sleep.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hc_alloc_init(struct hc_cache_set *c, bool fresh)
+{
+	const struct hc_geom *g = &c->geom;
+	u32 per = hc_pset_per_bucket(g->bucket_sectors << SECTOR_SHIFT);
+	u64 data_buckets = g->nbuckets - g->first_bucket - g->journal_buckets;
+	u64 i, next;
+	int r;
+
+	c->buckets = vzalloc(array_size(g->nbuckets, sizeof(*c->buckets)));
+	c->prio_nr = DIV_ROUND_UP(g->nbuckets, per);
+	c->prio_chain = kvcalloc(c->prio_nr, sizeof(u64), GFP_KERNEL);
+	if (!c->buckets || !c->prio_chain)
+		return -ENOMEM;
+	c->free[HC_RESERVE_PRIO].target = c->prio_nr;
+	c->free[HC_RESERVE_BTREE].target = HC_BTREE_RESERVE;
+	c->free[HC_RESERVE_DATA].target = min_t(u64, HC_DATA_BATCH,
+						data_buckets / 4);
+	for (r = 0; r < HC_RESERVE_NR; r++) {
+		c->free[r].b = kvcalloc(c->free[r].target, sizeof(u64),
+					GFP_KERNEL);
+		if (!c->free[r].b)
+			return -ENOMEM;
+	}
+	for (i = 0; i < g->nbuckets; i++) {
+		c->buckets[i].m.type = hc_bucket_fixed_type(g, i);
+		c->buckets[i].prio = HC_PRIO_MAX;
+	}
+	if (!fresh)
+		return 0;
+
+	/* Nothing has ever pointed into a fresh cache: fill the lists as is. */
+	next = g->first_bucket;
+	for (r = 0; r < HC_RESERVE_NR; r++) {
+		struct hc_freelist *f = &c->free[r];
+
+		while (f->nr < f->target && next < g->nbuckets) {
+			if (c->buckets[next].m.type == HC_BUCKET_FREE) {
+				c->buckets[next].on_freelist = 1;
+				f->b[f->nr++] = next;
+			}
+			next++;
+		}
+	}
+	c->fifo_cursor = next;
+	return 0;
+}
+
+/**
+ * hc_alloc_exit() - free what hc_alloc_init() allocated
+ * @c: the set
+ */
+void hc_alloc_exit(struct hc_cache_set *c)
+{
+	int r;
+
+	for (r = 0; r < HC_RESERVE_NR; r++)
+		kvfree(c->free[r].b);
+	kvfree(c->prio_chain);
+	vfree(c->buckets);
+}
+
+/* May @b's gen be bumped without passing the oldest pointer's limit? */
+static bool hc_gen_may_bump(const struct hc_bucket *b)
+{
+	return !b->m.has_ptr ||
+	       hc_gen_distance(b->gen + 1, b->m.oldest_gen) <=
+	       HC_GEN_MAX_DISTANCE;
+}
+
+static bool hc_bucket_empty(struct hc_cache_set *c, u64 i)
+{
+	const struct hc_bucket *b = &c->buckets[i];
+
+	return b->m.type == HC_BUCKET_FREE && !b->on_freelist &&
+	       !b->m.clean && !b->m.dirty && i != c->open_bucket;
+}
+
+static bool hc_bucket_evictable(struct hc_cache_set *c, u64 i)
+{
+	const struct hc_bucket *b = &c->buckets[i];
+
+	return b->m.type == HC_BUCKET_DATA && !b->m.dirty && !b->on_freelist &&
+	       i != c->open_bucket;
+}
+
+struct hc_prio_candidate {
+	u16	prio;
+	u64	bucket;
+};
+
+static int hc_prio_candidate_cmp(const void *a, const void *b)
+{
+	const struct hc_prio_candidate *x = a, *y = b;
+
+	return x->prio < y->prio ? -1 : x->prio > y->prio;
+}
+
+/*
+ * Choose up to @want buckets of clean data to evict, by the replacement
+ * policy, into @out. Returns how many.
+ */
+static size_t hc_choose_evict(struct hc_cache_set *c, u64 *out, size_t want)
+{
+	const struct hc_geom *g = &c->geom;
+	struct hc_prio_candidate *cand;
+	size_t n = 0, nr = 0;
+	u64 i, tries;
+
+	switch (c->replacement) {
+	case HC_REPL_FIFO:
+		for (tries = 0; tries < g->nbuckets && n < want; tries++) {
+			i = c->fifo_cursor++;
+			if (c->fifo_cursor >= g->nbuckets)
+				c->fifo_cursor = g->first_bucket;
+			if (hc_bucket_evictable(c, i) &&
+			    hc_gen_may_bump(&c->buckets[i]))
+				out[n++] = i;
+		}
+		return n;
+	case HC_REPL_RANDOM:
+		for (tries = 0; tries < want * 16 && n < want; tries++) {
+			i = get_random_u64() % g->nbuckets;
+			if (hc_bucket_evictable(c, i) &&
+			    hc_gen_may_bump(&c->buckets[i])) {
+				c->buckets[i].on_freelist = 1; /* no repeats */
+				out[n++] = i;
+			}
+		}
+		for (i = 0; i < n; i++)
+			c->buckets[out[i]].on_freelist = 0;
+		return n;
+	default:
+		break;
+	}
+
+	/* lru: the lowest priorities go; the others age by the last one's. */
+	cand = kvmalloc_array(g->nbuckets, sizeof(*cand), GFP_NOIO);
+	if (!cand)
+		return 0;
+	for (i = g->first_bucket; i < g->nbuckets; i++)
+		if (hc_bucket_evictable(c, i) &&
+		    hc_gen_may_bump(&c->buckets[i]))
+			cand[nr++] = (struct hc_prio_candidate){
+				c->buckets[i].prio, i };
+	sort(cand, nr, sizeof(*cand), hc_prio_candidate_cmp, NULL);
+	for (n = 0; n < nr && n < want; n++)
+		out[n] = cand[n].bucket;
+	if (n) {
+		u16 age = cand[n - 1].prio;
+
+		for (i = n; i < nr; i++) {
+			struct hc_bucket *b = &c->buckets[cand[i].bucket];
+
+			b->prio -= min(b->prio, age);
+		}
+	}
+	kvfree(cand);
+	return n;
+}
+
+static void hc_bucket_discard(struct hc_cache_set *c, u64 bucket)
+{
+	const struct hc_geom *g = &c->geom;
+	int ret;
+
+	ret = blkdev_issue_discard(c->bdev, hc_bucket_to_sector(g, bucket),
+				   g->bucket_sectors, GFP_NOIO);
+	if (ret && ret != -EOPNOTSUPP)
+		pr_warn_ratelimited("%pg: discard of bucket %llu failed: error %d\n",
+				    c->bdev, bucket, ret);
+}
+
+/*
+ * Write the gens and prios of every bucket into a new chain at @chain
+ * (c->prio_nr buckets), name it in a journal entry, then free the old
+ * chain. @chain's buckets either came from the prio reserve (their gens
+ * persisted by an earlier write) or held no live pointer when their gens
+ * were bumped for this write, so this write persists them.
+ */
+static int hc_prio_write_to(struct hc_cache_set *c, const u64 *chain)
+{
+	const struct hc_geom *g = &c->geom;
+	u32 bytes = g->bucket_sectors << SECTOR_SHIFT;
+	u32 per = hc_pset_per_bucket(bytes);
+	u64 *old;
+	u64 i;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	old = kvmalloc_array(c->prio_nr, sizeof(u64), GFP_NOIO);
+	if (!old)
+		return -ENOMEM;
+	for (i = 0; i < c->prio_nr; i++) {
+		c->buckets[chain[i]].m.type = HC_BUCKET_PRIO;
+		c->buckets[chain[i]].on_freelist = 0;
+	}
+	for (i = 0; i < c->prio_nr; i++) {
+		struct hc_pset_info info = {
+			.seq = c->journal.seq,
+			.first = i * per,
+			.nr = min_t(u64, per, g->nbuckets - i * per),
+			.next_bucket = i + 1 < c->prio_nr ? chain[i + 1] : 0,
+		};
+
+		ret = hc_pset_encode(&info, c->set_magic, hc_prio_get, c,
+				     c->node_buf, bytes);
+		if (WARN_ON_ONCE(ret))
+			goto out_undo;
+		ret = hc_meta_io(c, REQ_OP_WRITE | REQ_META | REQ_FUA,
+				 hc_bucket_to_sector(g, chain[i]),
+				 c->node_buf, bytes);
+		if (ret)
+			goto out_undo;
+	}
+	memcpy(old, c->prio_chain, c->prio_nr * sizeof(u64));
+	memcpy(c->prio_chain, chain, c->prio_nr * sizeof(u64));
+	ret = hc_journal_write(c);
+	if (ret) {
+		memcpy(c->prio_chain, old, c->prio_nr * sizeof(u64));
+		goto out_undo;
+	}
+	for (i = 0; i < c->prio_nr; i++)
+		if (old[i])
+			hc_bucket_free_meta(c, old[i]);
+	c->stats.prio_writes++;
+	kvfree(old);
+	return 0;
+
+out_undo:
+	for (i = 0; i < c->prio_nr; i++)
+		hc_bucket_free_meta(c, chain[i]);
+	kvfree(old);
+	return ret;
+}
+
+/* pset.c's view of the buckets. */
+void hc_prio_get(void *priv, u64 bucket, u8 *gen, u16 *prio)
+{
+	struct hc_cache_set *c = priv;
+
+	*gen = c->buckets[bucket].gen;
+	*prio = c->buckets[bucket].prio;
+}
+
+static void hc_prio_set(void *priv, u64 bucket, u8 gen, u16 prio)
+{
+	struct hc_cache_set *c = priv;
+
+	c->buckets[bucket].gen = gen;
+	c->buckets[bucket].prio = prio;
+}
+
+/*
+ * Refill the free lists: invalidate a batch of buckets (bump their gens),
+ * persist the gens in a prio write, and only then hand them out, prio
+ * reserve first, then btree, then data.
+ */
+static int hc_alloc_refill(struct hc_cache_set *c)
+{
+	const struct hc_geom *g = &c->geom;
+	size_t want = 0, n = 0, nempty, used = 0, k;
+	u64 *cand, *chain;
+	u64 i, tries;
+	int r, ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (c->in_refill)
+		return -EAGAIN;
+	for (r = 0; r < HC_RESERVE_NR; r++)
+		want += c->free[r].target - c->free[r].nr;
+	if (c->free[HC_RESERVE_PRIO].nr < c->prio_nr)
+		want += c->prio_nr;	/* this write's chain */
+	if (!want)
+		return 0;
+	cand = kvmalloc_array(want, sizeof(u64), GFP_NOIO);
+	if (!cand)
+		return -ENOMEM;
+	c->in_refill = true;
+
+	/* Empty buckets first, from a rotating cursor to spread the wear. */
+	for (tries = 0; tries < g->nbuckets && n < want; tries++) {
+		i = c->fifo_cursor++;
+		if (c->fifo_cursor >= g->nbuckets)
+			c->fifo_cursor = g->first_bucket;
+		if (hc_bucket_empty(c, i)) {
+			if (hc_gen_may_bump(&c->buckets[i]))
+				cand[n++] = i;
+			else
+				c->stats.gen_limited++;
+		}
+	}
+	nempty = n;
+	if (n < want)
+		n += hc_choose_evict(c, cand + n, want - n);
+	if (!n) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		struct hc_bucket *b = &c->buckets[cand[k]];
+
+		b->gen++;
+		b->m.clean = 0;
+		b->m.type = HC_BUCKET_FREE;
+		b->on_freelist = 1;	/* not chosen again meanwhile */
+	}
+	c->stats.buckets_invalidated += n;
+
+	if (c->free[HC_RESERVE_PRIO].nr >= c->prio_nr) {
+		struct hc_freelist *f = &c->free[HC_RESERVE_PRIO];
+
+		f->nr -= c->prio_nr;
+		chain = &f->b[f->nr];
+	} else if (nempty >= c->prio_nr) {
+		chain = cand;
+		used = c->prio_nr;
+	} else {
+		pr_err("%pg: no bucket free for the gen/prio chain\n", c->bdev);
+		for (k = 0; k < n; k++)
+			c->buckets[cand[k]].on_freelist = 0;
+		ret = -ENOSPC;
+		goto out;
+	}
+	ret = hc_prio_write_to(c, chain);
+	if (ret) {
+		for (k = used; k < n; k++)
+			c->buckets[cand[k]].on_freelist = 0;
+		goto out;
+	}
+
+	for (k = used; k < n; k++) {
+		for (r = 0; r < HC_RESERVE_NR; r++)
+			if (c->free[r].nr < c->free[r].target)
+				break;
+		if (r == HC_RESERVE_NR) {
+			c->buckets[cand[k]].on_freelist = 0;
+			continue;
+		}
+		if (c->discard)
+			hc_bucket_discard(c, cand[k]);
+		c->free[r].b[c->free[r].nr++] = cand[k];
+	}
+out:
+	c->in_refill = false;
+	kvfree(cand);
+	return ret;
+}
+
+/**
+ * hc_bucket_alloc() - take a bucket from a free list
+ * @c: the set; meta_lock held for writing
+ * @r: the reserve to take from
+ * @type: what the bucket will hold (enum hc_bucket_type)
+ * @bucket: receives the bucket number
+ *
+ * Refills the lists first when they run low (which writes the gen/prio
+ * chain and a journal entry). Btree allocations fall back on the data
+ * list. May sleep.
+ *
+ * Return: 0, -ENOSPC if nothing can be freed, or an I/O error.
+ */
+int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
+		    u64 *bucket)
+{
+	struct hc_freelist *f = &c->free[r];
+	struct hc_bucket *b;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (f->nr <= f->target / 2 && !c->in_refill) {
+		ret = hc_alloc_refill(c);
+		if (ret && !f->nr)
+			return ret;
+	}
+	if (!f->nr && r == HC_RESERVE_BTREE && c->free[HC_RESERVE_DATA].nr)
+		f = &c->free[HC_RESERVE_DATA];
+	if (!f->nr)
+		return -ENOSPC;
+	*bucket = f->b[--f->nr];
+	b = &c->buckets[*bucket];
+	b->on_freelist = 0;
+	b->m.type = type;
+	b->prio = HC_PRIO_MAX;
+	return 0;
+}
+
+/**
+ * hc_bucket_free_meta() - a metadata bucket is no longer referenced
+ * @c: the set; meta_lock held for writing
+ * @bucket: the bucket
+ *
+ * The bucket becomes free; it is reused only after a refill bumps its gen.
+ */
+void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket)
+{
+	struct hc_bucket *b = &c->buckets[bucket];
+
+	lockdep_assert_held_write(&c->meta_lock);
+	b->m.type = HC_BUCKET_FREE;
+	b->m.clean = 0;
+	b->m.dirty = 0;
+	b->on_freelist = 0;
+}
+
+/**
+ * hc_data_alloc() - space on the cache device for data
+ * @c: the set; meta_lock held for writing
+ * @sectors: how much, at most a bucket
+ * @gen: receives the gen the key's pointer must carry
+ * @offset: receives the cache sector
+ *
+ * Hands out the open bucket's space in order; a new bucket is opened from
+ * the data list when it runs out. May sleep.
+ *
+ * Return: 0, -EINVAL for a size over a bucket, or hc_bucket_alloc()'s
+ * error.
+ */
+int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset)
+{
+	const struct hc_geom *g = &c->geom;
+	u64 bucket;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (!sectors || sectors > g->bucket_sectors)
+		return -EINVAL;
+	if (!c->open_bucket || c->open_used + sectors > g->bucket_sectors) {
+		ret = hc_bucket_alloc(c, HC_RESERVE_DATA, HC_BUCKET_DATA,
+				      &bucket);
+		if (ret)
+			return ret;
+		c->open_bucket = bucket;
+		c->open_used = 0;
+	}
+	*gen = c->buckets[c->open_bucket].gen;
+	*offset = hc_bucket_to_sector(g, c->open_bucket) + c->open_used;
+	c->open_used += sectors;
+	return 0;
+}
+
+/**
+ * hc_prio_write() - persist every bucket's gen and prio now
+ * @c: the set; meta_lock held for writing
+ *
+ * Takes the new chain from the prio reserve (refilling it first if need
+ * be). Used at a clean stop, so that lru priorities survive it; gens are
+ * persisted by every refill anyway. May sleep.
+ *
+ * Return: 0 or -errno.
+ */
+int hc_prio_write(struct hc_cache_set *c)
+{
+	struct hc_freelist *f = &c->free[HC_RESERVE_PRIO];
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (f->nr < c->prio_nr) {
+		ret = hc_alloc_refill(c);
+		if (ret)
+			return ret;
+	}
+	if (f->nr < c->prio_nr)
+		return -ENOSPC;
+	f->nr -= c->prio_nr;
+	ret = hc_prio_write_to(c, &f->b[f->nr]);
+	if (ret)
+		f->nr += c->prio_nr;
+	return ret;
+}
+
+/**
+ * hc_prio_read() - read the gen/prio chain into the buckets
+ * @c: the set, hc_alloc_init() done without fresh
+ * @head: the chain's first bucket, from the newest journal entry
+ *
+ * May sleep.
+ *
+ * Return: 0, an I/O error, or -EUCLEAN for a chain that does not validate
+ * (logged with the reason).
+ */
+int hc_prio_read(struct hc_cache_set *c, u64 head)
+{
+	const struct hc_geom *g = &c->geom;
+	u32 bytes = g->bucket_sectors << SECTOR_SHIFT;
+	u32 per = hc_pset_per_bucket(bytes);
+	struct hc_pset_info info;
+	const char *why;
+	u64 bucket = head, i;
+	int ret;
+
+	for (i = 0; i < c->prio_nr; i++) {
+		if (bucket < g->first_bucket || bucket >= g->nbuckets) {
+			hc_cache_set_error(c, "gen/prio chain: bucket %llu out of range",
+					   bucket);
+			return -EUCLEAN;
+		}
+		ret = hc_meta_io(c, REQ_OP_READ | REQ_META,
+				 hc_bucket_to_sector(g, bucket), c->node_buf,
+				 bytes);
+		if (ret)
+			return ret;
+		ret = hc_pset_decode(c->node_buf, bytes, c->set_magic,
+				     g->nbuckets, i * per, hc_prio_set, c,
+				     &info, &why);
+		if (ret) {
+			hc_cache_set_error(c, "gen/prio set in bucket %llu: %s",
+					   bucket, why);
+			return -EUCLEAN;
+		}
+		c->prio_chain[i] = bucket;
+		c->buckets[bucket].m.type = HC_BUCKET_PRIO;
+		bucket = info.next_bucket;
+	}
+	return 0;
+}
+
+/**
+ * hc_bucket_key_added() - a key was stored in a leaf: count its sectors
+ * @c: the set; meta_lock held for writing
+ * @k: the key as stored
+ */
+void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k)
+{
+	struct hc_bucket *b;
+	u8 ptr_gen;
+
+	if (!k->nr_ptrs)
+		return;
+	b = &c->buckets[hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr))];
+	ptr_gen = hc_ptr_gen(k->ptr);
+	b->m.ptrs++;
+	if (!b->m.has_ptr ||
+	    hc_gen_distance(b->gen, ptr_gen) >
+	    hc_gen_distance(b->gen, b->m.oldest_gen))
+		b->m.oldest_gen = ptr_gen;
+	b->m.has_ptr = 1;
+	if (hc_ptr_stale(b->gen, ptr_gen))
+		return;
+	b->m.type = HC_BUCKET_DATA;
+	if (k->flags & HC_KEY_DIRTY)
+		b->m.dirty += k->size;
+	else
+		b->m.clean += k->size;
+}
+
+/**
+ * hc_bucket_sectors_removed() - bset.c's callback: sectors overwritten
+ * @priv: the set; meta_lock held for writing
+ * @k: the key as it was
+ * @start: first sector overwritten
+ * @end: sector after the last
+ *
+ * Counts the keys pointing into the bucket, stale or not: a key wholly
+ * overwritten is gone, one split in two is one more. When none is left
+ * the bucket's oldest gen no longer limits its reuse. Only a live
+ * pointer's sectors were counted, so only they are taken off.
+ */
+void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
+			       u64 end)
+{
+	struct hc_cache_set *c = priv;
+	struct hc_bucket *b;
+	u32 *count;
+
+	if (!k->nr_ptrs)
+		return;
+	b = &c->buckets[hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr))];
+	if (start == hc_key_start(k) && end == k->end) {
+		if (!WARN_ON_ONCE(!b->m.ptrs) && !--b->m.ptrs)
+			b->m.has_ptr = 0;
+	} else if (start > hc_key_start(k) && end < k->end) {
+		b->m.ptrs++;
+	}
+	if (hc_ptr_stale(b->gen, hc_ptr_gen(k->ptr)))
+		return;
+	count = k->flags & HC_KEY_DIRTY ? &b->m.dirty : &b->m.clean;
+	if (WARN_ON_ONCE(*count < end - start))
+		*count = 0;
+	else
+		*count -= end - start;
+}
+
+/**
+ * hc_buckets_available() - buckets that could take new data
+ * @c: the set; meta_lock held
+ *
+ * Return: buckets outside the superblock and journal that hold neither
+ * metadata nor dirty data.
+ */
+u64 hc_buckets_available(struct hc_cache_set *c)
+{
+	u64 i, n = 0;
+
+	for (i = 0; i < c->geom.nbuckets; i++) {
+		const struct hc_bucket *b = &c->buckets[i];
+
+		if ((b->m.type == HC_BUCKET_FREE ||
+		     b->m.type == HC_BUCKET_DATA) && !b->m.dirty)
+			n++;
+	}
+	return n;
+}

@@ -1,0 +1,1005 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * btree.c: the btree of extents: nodes on disk and in memory, the node
+ * cache and its shrinker, descent, inserts that split full nodes on the
+ * way down, node writes (appending a sorted set, or rewriting the node
+ * into a new bucket when it is full), lookups and walks.
+ *
+ * Writes and crash consistency (design.rst): a leaf's new keys are in the
+ * journal before the leaf is written, so a leaf is written lazily, when
+ * the journal needs its space or the node needs room. An interior node is
+ * written as soon as it changes, and a child is written before its parent
+ * points at it, so every node a parent names is on disk. A node rewritten
+ * into a new bucket leaves its old bucket free but unused until the next
+ * refill, and a refill writes a journal entry naming the current root
+ * before handing any bucket out: whatever root the newest journal entry
+ * names, the nodes under it are intact.
+ */
+
+#include "hcache.h"
+
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#define HC_NODE_HASH_BITS	10
+/* Positions: the whole key space, for the root. */
+#define HC_POS_MIN		((struct hc_pos){ 0, 0 })
+#define HC_POS_MAX		((struct hc_pos){ U32_MAX, U64_MAX })
+
+static u32 hc_bucket_bytes(struct hc_cache_set *c)
+{
+	return c->geom.bucket_sectors << SECTOR_SHIFT;
+}
+
+static u32 hc_node_hdr_bytes(struct hc_cache_set *c)
+{
+	return round_up(sizeof(struct hc_btree_node_disk), c->block_size);
+}
+
+/* A node splits before an insert could leave it more than 3/4 full. */
+static bool hc_node_needs_split(struct hc_cache_set *c,
+				struct hc_btree_node *n)
+{
+	return n->keys.nr + 3 > c->node_cap * 3 / 4;
+}
+
+static struct hc_pos hc_key_pos(const struct hc_key *k)
+{
+	return (struct hc_pos){ k->bdev_id, k->end };
+}
+
+static struct hc_btree_node *hc_node_alloc(struct hc_cache_set *c, u8 level)
+{
+	struct hc_btree_node *n = kzalloc(sizeof(*n), GFP_NOIO);
+	struct hc_key *keys, *pending;
+
+	if (!n)
+		return NULL;
+	keys = kvmalloc_array(c->node_cap, sizeof(*keys), GFP_NOIO);
+	pending = kvmalloc_array(c->node_cap, sizeof(*pending), GFP_NOIO);
+	if (!keys || !pending) {
+		kvfree(keys);
+		kvfree(pending);
+		kfree(n);
+		return NULL;
+	}
+	hc_bset_init(&n->keys, keys, c->node_cap);
+	hc_bset_init(&n->pending, pending, c->node_cap);
+	n->pending.keep_whiteouts = true;
+	n->level = level;
+	INIT_HLIST_NODE(&n->hash);
+	INIT_LIST_HEAD(&n->lru);
+	return n;
+}
+
+static void hc_node_free(struct hc_btree_node *n)
+{
+	kvfree(n->keys.keys);
+	kvfree(n->pending.keys);
+	kfree(n);
+}
+
+static struct hlist_head *hc_node_bucket_head(struct hc_cache_set *c,
+					      u64 bucket)
+{
+	return &c->node_hash[hash_64(bucket, c->node_hash_bits)];
+}
+
+static void hc_node_cache_add(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	lockdep_assert_held(&c->node_cache_lock);
+	hlist_add_head(&n->hash, hc_node_bucket_head(c, n->bucket));
+	if (!n->level)
+		list_add_tail(&n->lru, &c->node_lru);
+	c->nr_nodes++;
+}
+
+static void hc_node_cache_del(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	lockdep_assert_held(&c->node_cache_lock);
+	hlist_del_init(&n->hash);
+	list_del_init(&n->lru);
+	c->nr_nodes--;
+}
+
+static struct hc_btree_node *hc_node_cache_find(struct hc_cache_set *c,
+						u64 bucket)
+{
+	struct hc_btree_node *n;
+
+	lockdep_assert_held(&c->node_cache_lock);
+	hlist_for_each_entry(n, hc_node_bucket_head(c, bucket), hash)
+		if (n->bucket == bucket)
+			return n;
+	return NULL;
+}
+
+/**
+ * hc_btree_init() - the node cache of a new set
+ * @c: the set, its geometry known
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hc_btree_init(struct hc_cache_set *c)
+{
+	u32 bytes = hc_bucket_bytes(c);
+	unsigned int i;
+
+	mutex_init(&c->node_cache_lock);
+	INIT_LIST_HEAD(&c->node_lru);
+	c->node_cap = (bytes - hc_node_hdr_bytes(c) -
+		       sizeof(struct hc_bset_disk)) /
+		      (hc_key_disk_u64s(1) * sizeof(u64));
+	c->node_hash_bits = HC_NODE_HASH_BITS;
+	c->node_hash = kvcalloc(1U << c->node_hash_bits,
+				sizeof(*c->node_hash), GFP_KERNEL);
+	c->node_buf = kvmalloc(bytes, GFP_KERNEL);
+	c->read_buf = kvmalloc(bytes, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(c->scratch); i++)
+		c->scratch[i] = kvmalloc_array(c->node_cap,
+					       sizeof(struct hc_key),
+					       GFP_KERNEL);
+	if (!c->node_hash || !c->node_buf || !c->read_buf || !c->scratch[0] ||
+	    !c->scratch[1])
+		return -ENOMEM;
+	for (i = 0; i < 1U << c->node_hash_bits; i++)
+		INIT_HLIST_HEAD(&c->node_hash[i]);
+	return 0;
+}
+
+/**
+ * hc_btree_exit() - free every cached node and the cache itself
+ * @c: the set, no longer in use
+ */
+void hc_btree_exit(struct hc_cache_set *c)
+{
+	struct hc_btree_node *n;
+	struct hlist_node *tmp;
+	unsigned int i;
+
+	if (c->node_hash) {
+		mutex_lock(&c->node_cache_lock);
+		for (i = 0; i < 1U << c->node_hash_bits; i++)
+			hlist_for_each_entry_safe(n, tmp, &c->node_hash[i],
+						  hash) {
+				hc_node_cache_del(c, n);
+				hc_node_free(n);
+			}
+		mutex_unlock(&c->node_cache_lock);
+	}
+	c->root = NULL;
+	for (i = 0; i < ARRAY_SIZE(c->scratch); i++)
+		kvfree(c->scratch[i]);
+	kvfree(c->read_buf);
+	kvfree(c->node_buf);
+	kvfree(c->node_hash);
+}
+
+/* The key a parent holds for @n: size 1 at @n's max, pointing at it. */
+static struct hc_key hc_node_child_key(const struct hc_btree_node *n)
+{
+	return (struct hc_key){
+		.bdev_id = n->max.bdev,
+		.end = n->max.end,
+		.size = 1,
+		.nr_ptrs = 1,
+		.ptr = n->ptr,
+	};
+}
+
+/*
+ * Write all of @n (header and its keys as one sorted set) into @bucket,
+ * freshly allocated, with a new node_seq; @n then lives there.
+ */
+static int hc_node_write_whole(struct hc_cache_set *c,
+			       struct hc_btree_node *n, u64 bucket)
+{
+	struct hc_btree_node_disk *hdr = c->node_buf;
+	u32 hdr_bytes = hc_node_hdr_bytes(c);
+	struct hc_bset_info info;
+	size_t set_bytes;
+	u64 sector = hc_bucket_to_sector(&c->geom, bucket);
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	set_bytes = round_up(hc_bset_bytes(hc_bset_encode_u64s(&n->keys)),
+			     c->block_size);
+	if (WARN_ON_ONCE(hdr_bytes + set_bytes > hc_bucket_bytes(c)))
+		return -EOVERFLOW;
+	memset(c->node_buf, 0, hdr_bytes + set_bytes);
+	n->node_seq = get_random_u64();
+	hdr->magic = cpu_to_le64(c->set_magic ^ HC_BTREE_MAGIC);
+	hdr->level = n->level;
+	hdr->node_seq = cpu_to_le64(n->node_seq);
+	hdr->min_bdev = cpu_to_le32(n->min.bdev);
+	hdr->min_end = cpu_to_le64(n->min.end);
+	hdr->max_bdev = cpu_to_le32(n->max.bdev);
+	hdr->max_end = cpu_to_le64(n->max.end);
+	hdr->csum = cpu_to_le32(hc_csum_skip(hdr, sizeof(*hdr),
+					     offsetof(struct hc_btree_node_disk,
+						      csum)));
+	info.node_seq = n->node_seq;
+	info.journal_seq = c->journal.seq;
+	ret = hc_bset_encode(&n->keys, c->set_magic, &info,
+			     c->node_buf + hdr_bytes, set_bytes);
+	if (WARN_ON_ONCE(ret))
+		return ret;
+	ret = hc_meta_io(c, REQ_OP_WRITE | REQ_META | REQ_FUA, sector,
+			 c->node_buf, hdr_bytes + set_bytes);
+	if (ret)
+		return ret;
+	n->bucket = bucket;
+	n->ptr = hc_ptr_make(sector, 0, c->buckets[bucket].gen);
+	n->written = hdr_bytes + set_bytes;
+	n->pending.nr = 0;
+	n->journal_pin = 0;
+	c->stats.node_writes++;
+	return 0;
+}
+
+/* A new node: allocate its bucket and write it whole. */
+static int hc_node_write_new(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	u64 bucket;
+	int ret;
+
+	ret = hc_bucket_alloc(c, HC_RESERVE_BTREE, HC_BUCKET_BTREE, &bucket);
+	if (ret) {
+		hc_cache_set_error(c, "no bucket for a btree node (error %d)",
+				   ret);
+		return ret;
+	}
+	ret = hc_node_write_whole(c, n, bucket);
+	if (ret)
+		hc_bucket_free_meta(c, bucket);
+	return ret;
+}
+
+static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n);
+
+/* Store @child's key in @parent and write @parent out. */
+static int hc_node_set_child(struct hc_cache_set *c,
+			     struct hc_btree_node *parent,
+			     const struct hc_btree_node *child)
+{
+	struct hc_key k = hc_node_child_key(child);
+	int ret;
+
+	ret = hc_bset_insert(&parent->keys, &k, NULL);
+	if (!ret)
+		ret = hc_bset_insert(&parent->pending, &k, NULL);
+	if (ret) {
+		hc_cache_set_error(c, "interior node in bucket %llu full (error %d)",
+				   parent->bucket, ret);
+		return ret;
+	}
+	return hc_node_write(c, parent);
+}
+
+/*
+ * Rewrite @n into a new bucket, compacting its sorted sets into one, then
+ * point its parent at the new place. The old bucket is freed.
+ */
+static int hc_node_rewrite(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	u64 old_bucket = n->bucket, bucket;
+	int ret;
+
+	ret = hc_bucket_alloc(c, HC_RESERVE_BTREE, HC_BUCKET_BTREE, &bucket);
+	if (ret) {
+		hc_cache_set_error(c, "no bucket to rewrite a btree node (error %d)",
+				   ret);
+		return ret;
+	}
+	ret = hc_node_write_whole(c, n, bucket);
+	if (ret) {
+		hc_bucket_free_meta(c, bucket);
+		return ret;
+	}
+	mutex_lock(&c->node_cache_lock);
+	hlist_del(&n->hash);
+	hlist_add_head(&n->hash, hc_node_bucket_head(c, n->bucket));
+	mutex_unlock(&c->node_cache_lock);
+	c->stats.node_rewrites++;
+	if (n->parent) {
+		ret = hc_node_set_child(c, n->parent, n);
+		if (ret)
+			return ret;
+	}
+	/* The root: the next journal entry names it, before any reuse. */
+	hc_bucket_free_meta(c, old_bucket);
+	return 0;
+}
+
+/*
+ * Write what @n holds that is not on disk yet: append @n->pending as a
+ * sorted set, or rewrite the node when the bucket has no room for it.
+ */
+static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	struct hc_bset_info info;
+	size_t bytes;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (!n->pending.nr)
+		return 0;
+	bytes = round_up(hc_bset_bytes(hc_bset_encode_u64s(&n->pending)),
+			 c->block_size);
+	if (n->written + bytes > hc_bucket_bytes(c))
+		return hc_node_rewrite(c, n);
+
+	memset(c->node_buf, 0, bytes);
+	info.node_seq = n->node_seq;
+	info.journal_seq = c->journal.seq;
+	ret = hc_bset_encode(&n->pending, c->set_magic, &info, c->node_buf,
+			     bytes);
+	if (WARN_ON_ONCE(ret))
+		return ret;
+	ret = hc_meta_io(c, REQ_OP_WRITE | REQ_META | REQ_FUA,
+			 hc_bucket_to_sector(&c->geom, n->bucket) +
+			 (n->written >> SECTOR_SHIFT), c->node_buf, bytes);
+	if (ret)
+		return ret;
+	n->written += bytes;
+	n->pending.nr = 0;
+	n->journal_pin = 0;
+	c->stats.node_writes++;
+	return 0;
+}
+
+/* Validate a node header against what its parent says it must be. */
+static const char *hc_node_hdr_check(struct hc_cache_set *c,
+				     const struct hc_btree_node_disk *hdr,
+				     u8 level, struct hc_pos min,
+				     struct hc_pos max)
+{
+	if (le64_to_cpu(hdr->magic) != (c->set_magic ^ HC_BTREE_MAGIC))
+		return "bad btree node magic";
+	if (le32_to_cpu(hdr->csum) !=
+	    hc_csum_skip(hdr, sizeof(*hdr),
+			 offsetof(struct hc_btree_node_disk, csum)))
+		return "btree node header checksum mismatch";
+	if (hdr->level != level)
+		return "btree node at the wrong level";
+	if (le32_to_cpu(hdr->min_bdev) != min.bdev ||
+	    le64_to_cpu(hdr->min_end) != min.end ||
+	    le32_to_cpu(hdr->max_bdev) != max.bdev ||
+	    le64_to_cpu(hdr->max_end) != max.end)
+		return "btree node range differs from its parent's";
+	if (memchr_inv(hdr->pad0, 0, sizeof(hdr->pad0)) ||
+	    memchr_inv(hdr->pad, 0, sizeof(hdr->pad)))
+		return "btree node header padding not zero";
+	return NULL;
+}
+
+/* Keys of an interior node: one per child, size 1, with a pointer. */
+static const char *hc_node_interior_check(const struct hc_btree_node *n)
+{
+	size_t i;
+
+	if (!n->keys.nr)
+		return "interior node without children";
+	for (i = 0; i < n->keys.nr; i++)
+		if (n->keys.keys[i].size != 1 || n->keys.keys[i].nr_ptrs != 1)
+			return "interior node key is not a child pointer";
+	if (n->keys.keys[n->keys.nr - 1].bdev_id != n->max.bdev ||
+	    n->keys.keys[n->keys.nr - 1].end != n->max.end)
+		return "interior node's last child does not end at its max";
+	return NULL;
+}
+
+/*
+ * Read the node @ptr points at, expected at @level covering (@min, @max]:
+ * the header, then each sorted set of this node_seq, merged oldest first.
+ * The node cache lock is held: it guards read_buf and the scratch arrays.
+ */
+static int hc_node_read(struct hc_cache_set *c, u64 ptr, u8 level,
+			struct hc_pos min, struct hc_pos max,
+			struct hc_btree_node **out)
+{
+	u32 bytes = hc_bucket_bytes(c);
+	u64 bucket = hc_sector_to_bucket(&c->geom, hc_ptr_offset(ptr));
+	const struct hc_btree_node_disk *hdr = c->read_buf;
+	struct hc_btree_node *n;
+	const char *why = NULL;
+	u32 off;
+	int ret;
+
+	lockdep_assert_held(&c->node_cache_lock);
+	if (bucket < c->geom.first_bucket || bucket >= c->geom.nbuckets ||
+	    hc_ptr_offset(ptr) != hc_bucket_to_sector(&c->geom, bucket)) {
+		hc_cache_set_error(c, "btree pointer %llx is not a bucket",
+				   ptr);
+		return -EUCLEAN;
+	}
+	if (hc_ptr_stale(c->buckets[bucket].gen, hc_ptr_gen(ptr))) {
+		hc_cache_set_error(c, "node in bucket %llu: stale pointer (gen %u, bucket %u)",
+				   bucket, hc_ptr_gen(ptr),
+				   c->buckets[bucket].gen);
+		return -EUCLEAN;
+	}
+	ret = hc_meta_io(c, REQ_OP_READ | REQ_META,
+			 hc_bucket_to_sector(&c->geom, bucket), c->read_buf,
+			 bytes);
+	if (ret)
+		return ret;
+	c->stats.node_reads++;
+	why = hc_node_hdr_check(c, hdr, level, min, max);
+	if (why)
+		goto corrupt;
+	n = hc_node_alloc(c, level);
+	if (!n)
+		return -ENOMEM;
+	n->bucket = bucket;
+	n->ptr = ptr;
+	n->min = min;
+	n->max = max;
+	n->node_seq = le64_to_cpu(hdr->node_seq);
+
+	for (off = hc_node_hdr_bytes(c);
+	     off + sizeof(struct hc_bset_disk) <= bytes;) {
+		const struct hc_bset_disk *d = c->read_buf + off;
+		struct hc_bset_mem set, merged;
+		struct hc_bset_info info;
+
+		hc_bset_init(&set, c->scratch[0], c->node_cap);
+		set.keep_whiteouts = true;
+		ret = hc_bset_decode(d, bytes - off, c->set_magic,
+				     c->cache_sectors, &set, &info, &why);
+		/* Never written, torn, or left from an earlier node: the end. */
+		if (ret == -EINVAL || ret == -EBADMSG ||
+		    (!ret && info.node_seq != n->node_seq))
+			break;
+		if (ret)
+			goto corrupt_free;
+		hc_bset_init(&merged, c->scratch[1], c->node_cap);
+		ret = hc_bset_merge(&merged, &n->keys, &set);
+		if (ret) {
+			why = "btree node holds more keys than fit";
+			goto corrupt_free;
+		}
+		memcpy(n->keys.keys, merged.keys, merged.nr * sizeof(*merged.keys));
+		n->keys.nr = merged.nr;
+		off += round_up(hc_bset_bytes(le32_to_cpu(d->u64s)),
+				c->block_size);
+	}
+	n->written = off;
+	why = hc_bset_check(&n->keys);
+	if (!why)
+		why = hc_node_range_check(n->keys.keys, n->keys.nr, min.bdev,
+					  min.end, max.bdev, max.end);
+	if (!why && level)
+		why = hc_node_interior_check(n);
+	if (why)
+		goto corrupt_free;
+	*out = n;
+	return 0;
+
+corrupt_free:
+	hc_node_free(n);
+corrupt:
+	hc_cache_set_error(c, "btree node in bucket %llu: %s", bucket, why);
+	return -EUCLEAN;
+}
+
+/*
+ * The child at @idx of interior node @parent, from the cache or read from
+ * disk. Callers hold meta_lock, for reading at least.
+ */
+static int hc_node_get(struct hc_cache_set *c, struct hc_btree_node *parent,
+		       size_t idx, struct hc_btree_node **out)
+{
+	const struct hc_key *k = &parent->keys.keys[idx];
+	u64 bucket = hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr));
+	struct hc_pos min, max = hc_key_pos(k);
+	struct hc_btree_node *n;
+	int ret = 0;
+
+	lockdep_assert_held(&c->meta_lock);
+	min = idx ? hc_key_pos(&parent->keys.keys[idx - 1]) : parent->min;
+	mutex_lock(&c->node_cache_lock);
+	n = hc_node_cache_find(c, bucket);
+	if (n) {
+		if (n->ptr != k->ptr || n->parent != parent) {
+			hc_cache_set_error(c, "cached node in bucket %llu is not its parent's",
+					   bucket);
+			ret = -EUCLEAN;
+		} else if (!n->level) {
+			list_move_tail(&n->lru, &c->node_lru);
+		}
+		goto out;
+	}
+	ret = hc_node_read(c, k->ptr, parent->level - 1, min, max, &n);
+	if (ret)
+		goto out;
+	n->parent = parent;
+	hc_node_cache_add(c, n);
+out:
+	mutex_unlock(&c->node_cache_lock);
+	*out = ret ? NULL : n;
+	return ret;
+}
+
+/**
+ * hc_btree_new_root() - an empty tree, for a freshly formatted cache
+ * @c: the set; meta_lock held for writing
+ *
+ * Return: 0 or -errno.
+ */
+int hc_btree_new_root(struct hc_cache_set *c)
+{
+	struct hc_btree_node *n = hc_node_alloc(c, 0);
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (!n)
+		return -ENOMEM;
+	n->min = HC_POS_MIN;
+	n->max = HC_POS_MAX;
+	ret = hc_node_write_new(c, n);
+	if (ret) {
+		hc_node_free(n);
+		return ret;
+	}
+	mutex_lock(&c->node_cache_lock);
+	hc_node_cache_add(c, n);
+	mutex_unlock(&c->node_cache_lock);
+	c->root = n;
+	return 0;
+}
+
+/**
+ * hc_btree_load_root() - read the root the newest journal entry names
+ * @c: the set; meta_lock held for writing
+ * @ptr: the root's pointer
+ * @level: its level
+ *
+ * Return: 0, an I/O error, or -EUCLEAN (logged).
+ */
+int hc_btree_load_root(struct hc_cache_set *c, u64 ptr, u8 level)
+{
+	struct hc_btree_node *n;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	mutex_lock(&c->node_cache_lock);
+	ret = hc_node_read(c, ptr, level, HC_POS_MIN, HC_POS_MAX, &n);
+	if (!ret)
+		hc_node_cache_add(c, n);
+	mutex_unlock(&c->node_cache_lock);
+	if (!ret)
+		c->root = n;
+	return ret;
+}
+
+/* Point the cached children of @n (interior) at @n as their parent. */
+static void hc_node_adopt_children(struct hc_cache_set *c,
+				   struct hc_btree_node *n)
+{
+	struct hc_btree_node *child;
+	size_t i;
+
+	lockdep_assert_held(&c->node_cache_lock);
+	if (!n->level)
+		return;
+	for (i = 0; i < n->keys.nr; i++) {
+		u64 offset = hc_ptr_offset(n->keys.keys[i].ptr);
+
+		child = hc_node_cache_find(c, hc_sector_to_bucket(&c->geom,
+								  offset));
+		if (child)
+			child->parent = n;
+	}
+}
+
+/*
+ * Split @n in two at its middle key; its parent (which has room: descents
+ * split full nodes top-down) gets both halves, or a new root is made.
+ */
+static int hc_node_split(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	struct hc_btree_node *left, *right, *root = NULL;
+	struct hc_btree_node *parent = n->parent;
+	size_t nr = n->keys.nr, mid = nr / 2;
+	struct hc_pos split;
+	int ret = -ENOMEM;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (WARN_ON_ONCE(nr < 2))
+		return -EINVAL;
+	split = hc_key_pos(&n->keys.keys[mid - 1]);
+	left = hc_node_alloc(c, n->level);
+	right = hc_node_alloc(c, n->level);
+	if (!parent)
+		root = hc_node_alloc(c, n->level + 1);
+	if (!left || !right || (!parent && !root))
+		goto out_free;
+	left->min = n->min;
+	left->max = split;
+	right->min = split;
+	right->max = n->max;
+	memcpy(left->keys.keys, n->keys.keys, mid * sizeof(struct hc_key));
+	left->keys.nr = mid;
+	memcpy(right->keys.keys, n->keys.keys + mid,
+	       (nr - mid) * sizeof(struct hc_key));
+	right->keys.nr = nr - mid;
+
+	ret = hc_node_write_new(c, left);
+	if (ret)
+		goto out_free;
+	ret = hc_node_write_new(c, right);
+	if (ret)
+		goto out_free_left;
+
+	if (!parent) {
+		struct hc_key k;
+
+		root->min = HC_POS_MIN;
+		root->max = HC_POS_MAX;
+		k = hc_node_child_key(left);
+		hc_bset_insert(&root->keys, &k, NULL);
+		k = hc_node_child_key(right);
+		hc_bset_insert(&root->keys, &k, NULL);
+		ret = hc_node_write_new(c, root);
+		if (ret)
+			goto out_free_right;
+		parent = root;
+	}
+	left->parent = parent;
+	right->parent = parent;
+	if (!root) {
+		/* Left's key is new; right's replaces @n's, at the same max. */
+		struct hc_key k = hc_node_child_key(left);
+
+		ret = hc_bset_insert(&parent->keys, &k, NULL);
+		if (!ret)
+			ret = hc_bset_insert(&parent->pending, &k, NULL);
+		if (!ret)
+			ret = hc_node_set_child(c, parent, right);
+		if (ret)
+			goto out_free_right;
+	}
+
+	mutex_lock(&c->node_cache_lock);
+	hc_node_cache_del(c, n);
+	hc_node_cache_add(c, left);
+	hc_node_cache_add(c, right);
+	hc_node_adopt_children(c, left);
+	hc_node_adopt_children(c, right);
+	if (root) {
+		hc_node_cache_add(c, root);
+		c->root = root;
+	}
+	mutex_unlock(&c->node_cache_lock);
+	hc_bucket_free_meta(c, n->bucket);
+	hc_node_free(n);
+	c->stats.node_splits++;
+	return 0;
+
+out_free_right:
+	hc_bucket_free_meta(c, right->bucket);
+out_free_left:
+	hc_bucket_free_meta(c, left->bucket);
+out_free:
+	if (left)
+		hc_node_free(left);
+	if (right)
+		hc_node_free(right);
+	if (root)
+		hc_node_free(root);
+	return ret;
+}
+
+/*
+ * Descend to the leaf holding position (@bdev, @start + 1), splitting
+ * every full node met on the way (then starting again from the root).
+ */
+static int hc_btree_leaf_for(struct hc_cache_set *c, u32 bdev, u64 start,
+			     struct hc_btree_node **leaf)
+{
+	struct hc_btree_node *n, *child;
+	size_t idx;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+restart:
+	n = c->root;
+	if (hc_node_needs_split(c, n)) {
+		ret = hc_node_split(c, n);
+		if (ret)
+			return ret;
+		goto restart;
+	}
+	while (n->level) {
+		idx = hc_bset_lookup(&n->keys, bdev, start);
+		if (idx >= n->keys.nr) {
+			hc_cache_set_error(c, "btree node in bucket %llu has no child for %u:%llu",
+					   n->bucket, bdev, start);
+			return -EUCLEAN;
+		}
+		ret = hc_node_get(c, n, idx, &child);
+		if (ret)
+			return ret;
+		if (hc_node_needs_split(c, child)) {
+			ret = hc_node_split(c, child);
+			if (ret)
+				return ret;
+			goto restart;
+		}
+		n = child;
+	}
+	*leaf = n;
+	return 0;
+}
+
+/*
+ * Make sure @leaf's pending keys plus one insert (at most three keys:
+ * a split middle and the new one) can still be appended to its bucket.
+ */
+static int hc_leaf_make_room(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	size_t need = hc_bset_bytes(hc_bset_encode_u64s(&n->pending) +
+				    3 * hc_key_disk_u64s(1));
+
+	if (n->pending.nr + 3 <= n->pending.capacity &&
+	    n->written + round_up(need, c->block_size) <= hc_bucket_bytes(c))
+		return 0;
+	return hc_node_write(c, n);
+}
+
+/**
+ * hc_btree_insert() - insert a leaf key, overwriting what it overlaps
+ * @c: the set; meta_lock held for writing
+ * @k: the key; a key without a pointer invalidates its range
+ * @journal_seq: the journal entry holding @k; the leaves it lands in stay
+ *	pinned to it until they are written
+ *
+ * A key spanning leaves is cut at their boundaries, each part inserted in
+ * its leaf. Bucket sector counts follow (alloc.c). Idempotent: inserting
+ * a key already in the tree changes nothing, which is what makes the
+ * journal replay safe. May sleep.
+ *
+ * Return: 0, or -errno from a node split or write.
+ */
+int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
+		    u64 journal_seq)
+{
+	struct hc_bset_ops ops = {
+		.sectors_removed = hc_bucket_sectors_removed,
+		.priv = c,
+	};
+	struct hc_key cur = *k, piece;
+	struct hc_btree_node *leaf;
+	size_t before;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	for (;;) {
+		ret = hc_btree_leaf_for(c, cur.bdev_id, hc_key_start(&cur),
+					&leaf);
+		if (ret)
+			return ret;
+		ret = hc_leaf_make_room(c, leaf);
+		if (ret)
+			return ret;
+		piece = cur;
+		if (leaf->max.bdev == cur.bdev_id && cur.end > leaf->max.end)
+			hc_key_cut_back(&piece, leaf->max.end);
+		before = leaf->keys.nr;
+		ret = hc_bset_insert(&leaf->keys, &piece, &ops);
+		if (ret)
+			return ret;
+		ret = hc_bset_insert(&leaf->pending, &piece, NULL);
+		if (WARN_ON_ONCE(ret))
+			return ret;
+		hc_bucket_key_added(c, &piece);
+		c->leaf_keys += leaf->keys.nr;
+		c->leaf_keys -= before;
+		if (!leaf->journal_pin)
+			leaf->journal_pin = journal_seq;
+		if (piece.end == cur.end)
+			return 0;
+		hc_key_cut_front(&cur, piece.end);
+	}
+}
+
+/**
+ * hc_btree_flush() - write every node with keys not yet on disk
+ * @c: the set; meta_lock held for writing
+ *
+ * Afterwards no node pins the journal. May sleep.
+ *
+ * Return: 0 or the first error.
+ */
+int hc_btree_flush(struct hc_cache_set *c)
+{
+	struct hc_btree_node **dirty, *n;
+	size_t nr = 0, i;
+	unsigned int b;
+	int ret = 0;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	dirty = kvmalloc_array(c->nr_nodes, sizeof(*dirty), GFP_NOIO);
+	if (!dirty)
+		return -ENOMEM;
+	mutex_lock(&c->node_cache_lock);
+	for (b = 0; b < 1U << c->node_hash_bits; b++)
+		hlist_for_each_entry(n, &c->node_hash[b], hash)
+			if (n->pending.nr && nr < c->nr_nodes)
+				dirty[nr++] = n;
+	mutex_unlock(&c->node_cache_lock);
+	for (i = 0; i < nr && !ret; i++)
+		ret = hc_node_write(c, dirty[i]);
+	kvfree(dirty);
+	return ret;
+}
+
+/**
+ * hc_btree_oldest_pin() - the oldest journal entry a node still needs
+ * @c: the set; meta_lock held for writing
+ *
+ * Return: the smallest journal_pin of any node, 0 if none is pinned.
+ */
+u64 hc_btree_oldest_pin(struct hc_cache_set *c)
+{
+	struct hc_btree_node *n;
+	unsigned int b;
+	u64 oldest = 0;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	mutex_lock(&c->node_cache_lock);
+	for (b = 0; b < 1U << c->node_hash_bits; b++)
+		hlist_for_each_entry(n, &c->node_hash[b], hash)
+			if (n->journal_pin &&
+			    (!oldest || n->journal_pin < oldest))
+				oldest = n->journal_pin;
+	mutex_unlock(&c->node_cache_lock);
+	return oldest;
+}
+
+/**
+ * hc_btree_find() - the key covering a sector
+ * @c: the set; meta_lock held, for reading at least
+ * @bdev: backing device id
+ * @sector: backing sector
+ * @out: receives the key
+ *
+ * Return: 0 if a key covers @sector; -ENOENT if none does; or the error
+ * reading a node.
+ */
+int hc_btree_find(struct hc_cache_set *c, u32 bdev, u64 sector,
+		  struct hc_key *out)
+{
+	struct hc_btree_node *n = c->root;
+	const struct hc_key *k;
+	size_t idx;
+	int ret;
+
+	lockdep_assert_held(&c->meta_lock);
+	while (n->level) {
+		idx = hc_bset_lookup(&n->keys, bdev, sector);
+		if (idx >= n->keys.nr)
+			return -EUCLEAN;
+		ret = hc_node_get(c, n, idx, &n);
+		if (ret)
+			return ret;
+	}
+	k = hc_bset_find(&n->keys, bdev, sector);
+	if (!k)
+		return -ENOENT;
+	*out = *k;
+	return 0;
+}
+
+typedef int (*hc_walk_node_fn)(void *priv, struct hc_btree_node *n);
+typedef int (*hc_walk_key_fn)(void *priv, struct hc_btree_node *n,
+			      const struct hc_key *k);
+
+static int hc_btree_walk_node(struct hc_cache_set *c, struct hc_btree_node *n,
+			      hc_walk_node_fn node_fn, hc_walk_key_fn key_fn,
+			      void *priv)
+{
+	struct hc_btree_node *child;
+	size_t i;
+	int ret;
+
+	if (node_fn) {
+		ret = node_fn(priv, n);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < n->keys.nr; i++) {
+		if (!n->level) {
+			ret = key_fn ? key_fn(priv, n, &n->keys.keys[i]) : 0;
+		} else {
+			ret = hc_node_get(c, n, i, &child);
+			if (!ret)
+				ret = hc_btree_walk_node(c, child, node_fn,
+							 key_fn, priv);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * hc_btree_walk() - visit every node and every leaf key, in key order
+ * @c: the set; meta_lock held, for reading at least
+ * @node_fn: called for each node before its keys or children; optional
+ * @key_fn: called for each leaf key; optional
+ * @priv: passed to both
+ *
+ * Nodes not cached are read (so a walk checks the whole tree on disk).
+ * A callback returning non-zero ends the walk.
+ *
+ * Return: 0, a callback's return value, or the error reading a node.
+ */
+int hc_btree_walk(struct hc_cache_set *c,
+		  int (*node_fn)(void *priv, struct hc_btree_node *n),
+		  int (*key_fn)(void *priv, struct hc_btree_node *n,
+				const struct hc_key *k),
+		  void *priv)
+{
+	lockdep_assert_held(&c->meta_lock);
+	return hc_btree_walk_node(c, c->root, node_fn, key_fn, priv);
+}
+
+static unsigned long hc_btree_shrink_count(struct shrinker *s,
+					   struct shrink_control *sc)
+{
+	struct hc_cache_set *c = hc_shrinker_priv(s);
+
+	return READ_ONCE(c->nr_nodes);
+}
+
+/*
+ * Evict clean leaves, least recently used first. Interior nodes and the
+ * root stay. Needs meta_lock for writing, so no descent holds a leaf.
+ */
+static unsigned long hc_btree_shrink_scan(struct shrinker *s,
+					  struct shrink_control *sc)
+{
+	struct hc_cache_set *c = hc_shrinker_priv(s);
+	struct hc_btree_node *n, *tmp;
+	unsigned long freed = 0;
+
+	if (!down_write_trylock(&c->meta_lock))
+		return SHRINK_STOP;
+	mutex_lock(&c->node_cache_lock);
+	list_for_each_entry_safe(n, tmp, &c->node_lru, lru) {
+		if (freed >= sc->nr_to_scan)
+			break;
+		if (n == c->root || n->pending.nr)
+			continue;
+		hc_node_cache_del(c, n);
+		hc_node_free(n);
+		freed++;
+	}
+	mutex_unlock(&c->node_cache_lock);
+	up_write(&c->meta_lock);
+	return freed;
+}
+
+/**
+ * hc_btree_shrinker_init() - let memory pressure evict clean leaves
+ * @c: the set
+ *
+ * Return: 0 or -errno.
+ */
+int hc_btree_shrinker_init(struct hc_cache_set *c)
+{
+	return hc_shrinker_register(&c->shrinker, hc_btree_shrink_count,
+				    hc_btree_shrink_scan, c, "hcache-btree");
+}
+
+/**
+ * hc_btree_shrinker_exit() - undo hc_btree_shrinker_init()
+ * @c: the set
+ */
+void hc_btree_shrinker_exit(struct hc_cache_set *c)
+{
+	hc_shrinker_unregister(&c->shrinker);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _HCACHE_BTREE_H
+#define _HCACHE_BTREE_H
+
+/*
+ * btree.h: the btree of extents (btree.c): nodes in memory, the node
+ * cache, lookups, inserts, and walking every key.
+ */
+
+#include <linux/list.h>
+
+#include "bset.h"
+
+struct hc_cache_set;
+
+/* A position in the btree: keys sort by (bdev_id, end). */
+struct hc_pos {
+	u32	bdev;
+	u64	end;
+};
+
+/**
+ * struct hc_btree_node - a btree node in memory
+ *
+ * A node is one bucket. It covers the positions after @min up to and
+ * including @max; every key it holds lies wholly in that range. An
+ * interior node's keys are its children, each a key of size 1 at the
+ * child's @max, its pointer the child's bucket with that bucket's gen.
+ *
+ * Protected by the set's meta_lock: read for lookups, written for any
+ * change. @hash and @lru also by the set's node_cache_lock.
+ *
+ * @hash: on the set's node hash, by @bucket
+ * @lru: on the set's node LRU; leaves only (interior nodes stay cached)
+ * @parent: the parent node, NULL for the root; interior nodes are never
+ *	evicted, so this stays valid while the node is cached
+ * @ptr: the pointer the parent (or the journal, for the root) holds
+ * @bucket: the bucket it lives in
+ * @node_seq: random, per write of a whole node; its sorted sets carry it
+ * @level: 0 for a leaf
+ * @min: see above
+ * @max: see above
+ * @keys: every key, resolved: the lookups' view
+ * @pending: keys inserted since the node was last written, whiteouts
+ *	kept; the next write appends them as one sorted set
+ * @written: bytes of the bucket written: header and sorted sets
+ * @journal_pin: the oldest journal entry holding keys in @pending; 0
+ *	if @pending is empty
+ */
+struct hc_btree_node {
+	struct hlist_node	hash;
+	struct list_head	lru;
+	struct hc_btree_node	*parent;
+	u64			ptr;
+	u64			bucket;
+	u64			node_seq;
+	u8			level;
+	struct hc_pos		min;
+	struct hc_pos		max;
+	struct hc_bset_mem	keys;
+	struct hc_bset_mem	pending;
+	u32			written;
+	u64			journal_pin;
+};
+
+/* btree.c; each function is documented at its definition. */
+int hc_btree_init(struct hc_cache_set *c);
+void hc_btree_exit(struct hc_cache_set *c);
+int hc_btree_new_root(struct hc_cache_set *c);
+int hc_btree_load_root(struct hc_cache_set *c, u64 ptr, u8 level);
+int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
+		    u64 journal_seq);
+int hc_btree_flush(struct hc_cache_set *c);
+u64 hc_btree_oldest_pin(struct hc_cache_set *c);
+int hc_btree_find(struct hc_cache_set *c, u32 bdev, u64 sector,
+		  struct hc_key *out);
+int hc_btree_walk(struct hc_cache_set *c,
+		  int (*node_fn)(void *priv, struct hc_btree_node *n),
+		  int (*key_fn)(void *priv, struct hc_btree_node *n,
+				const struct hc_key *k),
+		  void *priv);
+int hc_btree_shrinker_init(struct hc_cache_set *c);
+void hc_btree_shrinker_exit(struct hc_cache_set *c);
+
+#endif /* _HCACHE_BTREE_H */

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cache_set.c: the life of a cache set: registering its cache device
+ * (reading the journal, the gen/prio chain, the table and the btree, or
+ * starting a freshly formatted cache), metadata I/O, the one error path,
+ * and stopping.
+ */
+
+#include "hcache.h"
+
+#include <linux/bio.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+/* Every registered cache set; hc_register_lock. */
+LIST_HEAD(hc_cache_sets);
+
+/**
+ * hc_cache_set_error() - report a metadata I/O error or corruption
+ * @c: the set
+ * @fmt: what happened, printf style
+ *
+ * Logs at error level (rate-limited) naming the cache device, and counts
+ * it in sysfs "errors".
+ */
+void hc_cache_set_error(struct hc_cache_set *c, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	atomic64_inc(&c->errors);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err_ratelimited("%pg: cache set %pU: %pV\n", c->bdev,
+			   c->sb.set_uuid, &vaf);
+	va_end(args);
+}
+
+/**
+ * hc_meta_io() - synchronous metadata I/O on the cache device
+ * @c: the set
+ * @opf: REQ_OP_READ or REQ_OP_WRITE with flags; PREFLUSH goes with the
+ *	first bio only, FUA with every one
+ * @sector: where
+ * @buf: kmalloc or vmalloc memory, page aligned
+ * @bytes: how much, a multiple of 512
+ *
+ * May sleep.
+ *
+ * Return: 0 or the device's error (logged).
+ */
+int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
+	       size_t bytes)
+{
+	int ret;
+
+	while (bytes) {
+		unsigned int nr = min_t(size_t, DIV_ROUND_UP(bytes, PAGE_SIZE),
+					BIO_MAX_VECS);
+		struct bio *bio = bio_alloc(c->bdev, nr, opf, GFP_NOIO);
+		size_t done = 0;
+
+		bio->bi_iter.bi_sector = sector;
+		while (done < bytes && bio->bi_vcnt < nr) {
+			void *p = buf + done;
+			size_t len = min_t(size_t, bytes - done,
+					   PAGE_SIZE - offset_in_page(p));
+			struct page *page = is_vmalloc_addr(p) ?
+					    vmalloc_to_page(p) :
+					    virt_to_page(p);
+
+			if (bio_add_page(bio, page, len,
+					 offset_in_page(p)) != len)
+				break;
+			done += len;
+		}
+		ret = submit_bio_wait(bio);
+		bio_put(bio);
+		if (ret) {
+			hc_cache_set_error(c, "metadata %s at sector %llu failed: error %d",
+					   op_is_write(opf) ? "write" : "read",
+					   sector, ret);
+			return ret;
+		}
+		sector += done >> SECTOR_SHIFT;
+		buf += done;
+		bytes -= done;
+		opf &= ~REQ_PREFLUSH;
+	}
+	return 0;
+}
+
+/**
+ * hc_cache_set_find() - the registered set with a given uuid
+ * @set_uuid: the uuid
+ *
+ * Return: the set or NULL. hc_register_lock must be held.
+ */
+struct hc_cache_set *hc_cache_set_find(const u8 *set_uuid)
+{
+	struct hc_cache_set *c;
+
+	lockdep_assert_held(&hc_register_lock);
+	list_for_each_entry(c, &hc_cache_sets, list)
+		if (!memcmp(c->sb.set_uuid, set_uuid, HC_UUID_SIZE))
+			return c;
+	return NULL;
+}
+
+/**
+ * hc_cache_set_free() - free everything a set owns
+ * @c: the set; called by its kobject's release
+ */
+void hc_cache_set_free(struct hc_cache_set *c)
+{
+	hc_btree_exit(c);
+	hc_journal_exit(c);
+	hc_alloc_exit(c);
+	kvfree(c->table);
+	if (c->sb_buf)
+		__free_page(c->sb_buf);
+	kfree(c);
+}
+
+static void hc_cache_set_stop_work(struct work_struct *work);
+
+/* Set up the in-memory state from the superblock. */
+static int hc_cache_set_geometry(struct hc_cache_set *c)
+{
+	const struct hc_sb_cache *s = &c->sb.cache;
+
+	c->geom.nbuckets = s->nbuckets;
+	c->geom.bucket_sectors = s->bucket_size >> SECTOR_SHIFT;
+	c->geom.first_bucket = s->first_bucket;
+	c->geom.journal_start = s->journal_start;
+	c->geom.journal_buckets = s->journal_buckets;
+	c->block_size = c->sb.block_size;
+	c->cache_sectors = s->nbuckets * c->geom.bucket_sectors;
+	c->set_magic = hc_set_magic(c->sb.set_uuid);
+	c->replacement = s->replacement;
+	c->discard = s->discard;
+
+	if (c->cache_sectors > bdev_nr_sectors(c->bdev)) {
+		pr_err("%pg: cannot register: the superblock describes %llu sectors, the device has %llu\n",
+		       c->bdev, c->cache_sectors,
+		       (u64)bdev_nr_sectors(c->bdev));
+		return -ENOSPC;
+	}
+	if (c->block_size < bdev_logical_block_size(c->bdev)) {
+		pr_err("%pg: cannot register: block size %u is smaller than the device's logical block size %u\n",
+		       c->bdev, c->block_size,
+		       bdev_logical_block_size(c->bdev));
+		return -EINVAL;
+	}
+	if (bdev_is_zoned(c->bdev)) {
+		pr_err("%pg: cannot register: zoned devices cannot be cache devices\n",
+		       c->bdev);
+		return -EMEDIUMTYPE;
+	}
+	if (c->sb.read_only) {
+		pr_err("%pg: cannot register: it has features this version may only read, and a cache must be written\n",
+		       c->bdev);
+		return -EROFS;
+	}
+	return 0;
+}
+
+/* Bring the metadata up: a fresh cache, or journal, chain, table, tree. */
+static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
+{
+	struct hc_bucket_mark *marks;
+	struct hc_jset_info *newest = &c->journal.newest;
+	bool found;
+	u64 i;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	ret = hc_journal_read(c, &found);
+	if (ret)
+		return ret;
+	*fresh = !found;
+	if (!found) {
+		/* make-hcache writes seq 1; the first registration bumps it. */
+		if (c->sb.seq != 1) {
+			pr_err("%pg: cannot register: no valid journal entry on a cache set that has been used; refusing rather than losing its data\n",
+			       c->bdev);
+			return -EUCLEAN;
+		}
+		ret = hc_alloc_init(c, true);
+		if (!ret)
+			ret = hc_btree_new_root(c);
+		if (!ret)
+			ret = hc_prio_write(c);
+		return ret;
+	}
+
+	ret = hc_alloc_init(c, false);
+	if (ret)
+		return ret;
+	ret = hc_prio_read(c, newest->prio_bucket);
+	if (ret)
+		return ret;
+	if (newest->bdev_table_bucket) {
+		ret = hc_table_read(c, newest->bdev_table_bucket);
+		if (ret)
+			return ret;
+	}
+	ret = hc_btree_load_root(c, newest->btree_root, newest->btree_level);
+	if (ret)
+		return ret;
+
+	/* Bucket state from the tree on disk, then the journal on top. */
+	marks = vmalloc(array_size(c->geom.nbuckets, sizeof(*marks)));
+	if (!marks)
+		return -ENOMEM;
+	ret = hc_mark_pass(c, marks, NULL);
+	if (ret) {
+		hc_cache_set_error(c, "the mark pass found the metadata inconsistent (error %d)",
+				   ret);
+		vfree(marks);
+		return ret;
+	}
+	for (i = 0; i < c->geom.nbuckets; i++)
+		c->buckets[i].m = marks[i];
+	vfree(marks);
+	ret = hc_journal_replay(c);
+	if (ret)
+		return ret;
+	/* Persist the replayed state's roots, and start a fresh entry. */
+	return hc_journal_write(c);
+}
+
+/**
+ * hc_cache_register() - register a cache device, creating its cache set
+ * @path: the device node, as written to /sys/fs/hcache/register
+ * @devt: its device number
+ *
+ * Opens the device exclusively, validates the superblock and loads the
+ * set (hc_cache_set_load()), publishes it in sysfs and debugfs, and
+ * attaches the registered backing devices that name it.
+ * hc_register_lock must be held. May sleep.
+ *
+ * Return: 0 or -errno; every failure is logged naming the device.
+ */
+int hc_cache_register(const char *path, dev_t devt)
+{
+	struct hc_cache_set *c, *other;
+	const char *why;
+	bool fresh = false;
+	int ret;
+
+	lockdep_assert_held(&hc_register_lock);
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	kobject_init(&c->kobj, &hc_cache_set_ktype);
+	INIT_LIST_HEAD(&c->list);
+	INIT_LIST_HEAD(&c->backings);
+	init_rwsem(&c->meta_lock);
+	INIT_WORK(&c->stop_work, hc_cache_set_stop_work);
+	atomic64_set(&c->errors, 0);
+	c->sb_buf = alloc_page(GFP_KERNEL);
+	c->table = kvzalloc(sizeof(*c->table), GFP_KERNEL);
+	if (!c->sb_buf || !c->table) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	hc_bdev_table_init(c->table);
+
+	ret = hc_bdev_open_excl(path, c, &c->handle);
+	if (ret) {
+		pr_err("%s: cannot register: cannot open it exclusively (error %d)\n",
+		       path, ret);
+		goto out_put;
+	}
+	c->bdev = c->handle.bdev;
+	if (c->bdev->bd_dev != devt) {
+		pr_err("%pg: cannot register: %s now names another device\n",
+		       c->bdev, path);
+		ret = -ENODEV;
+		goto out_close;
+	}
+	ret = hc_sb_read_page(c->bdev, c->sb_buf);
+	if (ret) {
+		pr_err("%pg: cannot register: cannot read the superblock (error %d)\n",
+		       c->bdev, ret);
+		goto out_close;
+	}
+	ret = hc_sb_decode(page_address(c->sb_buf), HC_SB_SIZE, &c->sb, &why);
+	if (ret || c->sb.kind != HC_KIND_CACHE) {
+		pr_err("%pg: cannot register: %s\n", c->bdev,
+		       ret ? why : "no longer a cache device");
+		ret = ret ?: -EINVAL;
+		goto out_close;
+	}
+	other = hc_cache_set_find(c->sb.set_uuid);
+	if (other) {
+		pr_err("%pg: cannot register: cache set %pU is already registered, from %pg\n",
+		       c->bdev, c->sb.set_uuid, other->bdev);
+		ret = -EEXIST;
+		goto out_close;
+	}
+	ret = hc_cache_set_geometry(c);
+	if (ret)
+		goto out_close;
+	ret = hc_journal_init(c);
+	if (!ret)
+		ret = hc_btree_init(c);
+	if (ret)
+		goto out_close;
+
+	down_write(&c->meta_lock);
+	ret = hc_cache_set_load(c, &fresh);
+	up_write(&c->meta_lock);
+	if (ret) {
+		pr_err("%pg: cannot register cache set %pU: error %d\n",
+		       c->bdev, c->sb.set_uuid, ret);
+		goto out_cancel;
+	}
+	if (!c->sb.cache.clean && !fresh)
+		pr_notice("%pg: cache set %pU was not shut down cleanly; recovered from the journal\n",
+			  c->bdev, c->sb.set_uuid);
+	c->sb.cache.clean = false;
+	ret = hc_sb_write(c->bdev, &c->sb, c->sb_buf);
+	if (ret)
+		goto out_cancel;
+
+	ret = kobject_add(&c->kobj, hc_root_kobj, "%pU", c->sb.set_uuid);
+	if (ret)
+		goto out_cancel;
+	kobject_init(&c->internal, &hc_cache_set_internal_ktype);
+	kobject_get(&c->kobj);
+	ret = kobject_add(&c->internal, &c->kobj, "internal");
+	if (ret)
+		goto out_del;
+	kobject_init(&c->cache_kobj, &hc_cache_dev_ktype);
+	kobject_get(&c->kobj);
+	ret = kobject_add(&c->cache_kobj, bdev_kobj(c->bdev), "hcache");
+	if (ret)
+		goto out_del_internal;
+	ret = hc_btree_shrinker_init(c);
+	if (ret)
+		goto out_del_cache;
+	hc_debugfs_add_set(c);
+	list_add_tail(&c->list, &hc_cache_sets);
+	__module_get(THIS_MODULE);
+	kobject_uevent(&c->kobj, KOBJ_ADD);
+
+	pr_info("%pg: cache set %pU %s: %llu buckets of %u KiB, btree depth %u, %llu keys\n",
+		c->bdev, c->sb.set_uuid, fresh ? "created" : "registered",
+		c->geom.nbuckets, c->geom.bucket_sectors >> 1, c->root->level,
+		c->leaf_keys);
+	hc_cache_set_attach_pending(c);
+	return 0;
+
+out_del_cache:
+	kobject_del(&c->cache_kobj);
+out_del_internal:
+	kobject_put(&c->cache_kobj);
+	kobject_del(&c->internal);
+out_del:
+	kobject_put(&c->internal);
+	kobject_del(&c->kobj);
+out_cancel:
+	cancel_delayed_work_sync(&c->journal.work);
+out_close:
+	hc_bdev_close(&c->handle);
+out_put:
+	kobject_put(&c->kobj);
+	return ret;
+}
+
+/**
+ * hc_cache_set_stop() - stop a cache set
+ * @c: a registered set; hc_register_lock must be held
+ * @detach: unregister: detach its backing devices first; else stop them
+ *
+ * Writes every dirty btree node, the gens and prios and a last journal
+ * entry, marks the superblock clean when no error was seen, and releases
+ * the device. Stopping twice is harmless. May sleep.
+ */
+void hc_cache_set_stop(struct hc_cache_set *c, bool detach)
+{
+	struct hc_backing *b, *tmp;
+	int ret;
+
+	lockdep_assert_held(&hc_register_lock);
+	if (list_empty(&c->list))
+		return;
+	hc_debugfs_remove_set(c);
+	list_for_each_entry_safe(b, tmp, &c->backings, set_node) {
+		if (detach && !hc_backing_detach(b))
+			continue;
+		hc_backing_stop(b);
+	}
+	cancel_delayed_work_sync(&c->journal.work);
+
+	down_write(&c->meta_lock);
+	ret = hc_btree_flush(c);
+	if (!ret)
+		ret = hc_prio_write(c);
+	if (!ret)
+		ret = hc_journal_write(c);
+	up_write(&c->meta_lock);
+	if (!ret && !atomic64_read(&c->errors)) {
+		c->sb.cache.clean = true;
+		ret = hc_sb_write(c->bdev, &c->sb, c->sb_buf);
+	}
+	pr_info("%pg: cache set %pU stopped%s\n", c->bdev, c->sb.set_uuid,
+		ret || atomic64_read(&c->errors) ?
+		" after errors; the next registration replays the journal" :
+		" cleanly");
+
+	hc_btree_shrinker_exit(c);
+	list_del_init(&c->list);
+	kobject_del(&c->cache_kobj);
+	kobject_put(&c->cache_kobj);
+	kobject_del(&c->internal);
+	kobject_put(&c->internal);
+	kobject_uevent(&c->kobj, KOBJ_REMOVE);
+	kobject_del(&c->kobj);
+	hc_bdev_close(&c->handle);
+	kobject_put(&c->kobj);
+	module_put(THIS_MODULE);
+}
+
+static void hc_cache_set_stop_work(struct work_struct *work)
+{
+	struct hc_cache_set *c = container_of(work, struct hc_cache_set,
+					      stop_work);
+
+	mutex_lock(&hc_register_lock);
+	hc_cache_set_stop(c, c->stop_detach);
+	mutex_unlock(&hc_register_lock);
+	kobject_put(&c->kobj);
+}
+
+/**
+ * hc_cache_set_stop_async() - stop a set from a work item
+ * @c: a registered set
+ * @detach: as for hc_cache_set_stop()
+ *
+ * For sysfs, whose files cannot remove their own directory.
+ */
+void hc_cache_set_stop_async(struct hc_cache_set *c, bool detach)
+{
+	c->stop_detach |= detach;	/* unregister wins over stop */
+	kobject_get(&c->kobj);
+	if (!queue_work(hc_wq, &c->stop_work))
+		kobject_put(&c->kobj);
+}

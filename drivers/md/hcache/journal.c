@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * journal.c: the journal of a cache set: collecting leaf keys into the
+ * open entry, writing entries into the ring, reading the ring back at
+ * registration and replaying what the btree may not have, and reclaiming
+ * ring space by writing out the btree nodes that pin it.
+ *
+ * Every entry names the roots (btree root, gen/prio chain, backing-device
+ * table) as they are when it is written, and last_seq, the oldest entry
+ * whose keys may not be in written btree nodes yet. Registration takes
+ * the roots from the newest valid entry and replays entries last_seq to
+ * newest, in order. Entries are written with PREFLUSH and FUA: when one is
+ * durable, so is everything written before it.
+ */
+
+#include "hcache.h"
+#include "jset.h"
+
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+
+#define HC_JOURNAL_ENTRY_MAX	(256U << 10)
+#define HC_JOURNAL_DELAY_MS	100U
+
+static u32 hc_journal_bucket_bytes(struct hc_cache_set *c)
+{
+	return c->geom.bucket_sectors << SECTOR_SHIFT;
+}
+
+static u64 hc_journal_sector(struct hc_cache_set *c, unsigned int ring,
+			     u32 offset)
+{
+	return hc_bucket_to_sector(&c->geom, c->geom.journal_start + ring) +
+	       (offset >> SECTOR_SHIFT);
+}
+
+static void hc_journal_work(struct work_struct *work)
+{
+	struct hc_journal *j = container_of(to_delayed_work(work),
+					    struct hc_journal, work);
+	struct hc_cache_set *c = container_of(j, struct hc_cache_set, journal);
+
+	down_write(&c->meta_lock);
+	if (j->nr && !hc_journal_make_room(c))
+		hc_journal_write(c);
+	up_write(&c->meta_lock);
+}
+
+/**
+ * hc_journal_init() - the journal of a new set in memory
+ * @c: the set, its geometry and block size known
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hc_journal_init(struct hc_cache_set *c)
+{
+	struct hc_journal *j = &c->journal;
+
+	j->entry_max = min(hc_journal_bucket_bytes(c), HC_JOURNAL_ENTRY_MAX);
+	j->cap = (j->entry_max - sizeof(struct hc_jset_disk)) /
+		 (hc_key_disk_u64s(1) * sizeof(u64));
+	j->keys = kvmalloc_array(j->cap, sizeof(*j->keys), GFP_KERNEL);
+	j->buf = kvmalloc(j->entry_max, GFP_KERNEL);
+	j->bucket_seq = kvcalloc(c->geom.journal_buckets, sizeof(u64),
+				 GFP_KERNEL);
+	if (!j->keys || !j->buf || !j->bucket_seq)
+		return -ENOMEM;
+	j->seq = 1;
+	j->last_seq = 1;
+	j->delay_ms = HC_JOURNAL_DELAY_MS;
+	INIT_DELAYED_WORK(&j->work, hc_journal_work);
+	return 0;
+}
+
+/**
+ * hc_journal_exit() - free what hc_journal_init() allocated
+ * @c: the set; the delayed write must have been cancelled
+ */
+void hc_journal_exit(struct hc_cache_set *c)
+{
+	struct hc_journal *j = &c->journal;
+
+	kvfree(j->bucket_seq);
+	kvfree(j->buf);
+	kvfree(j->keys);
+}
+
+/* Decode an entry of this set into @keys, of the journal's capacity. */
+static int hc_jset_decode_here(struct hc_cache_set *c, const void *buf,
+			       size_t len, struct hc_key *keys,
+			       struct hc_jset_info *info, size_t *nr,
+			       size_t *bytes, const char **why)
+{
+	return hc_jset_decode(buf, len, c->set_magic, c->cache_sectors,
+			      c->geom.nbuckets, info, keys, c->journal.cap, nr,
+			      bytes, why);
+}
+
+static int hc_jentry_cmp(const void *a, const void *b)
+{
+	const struct hc_jentry *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/**
+ * hc_journal_read() - find the newest journal entry and what to replay
+ * @c: the set; meta_lock held for writing
+ * @found: receives whether the ring holds any valid entry
+ *
+ * Reads every ring bucket. In each, entries follow one another from the
+ * start; the first that does not validate ends the bucket (never written,
+ * torn, or left from an earlier format). The newest entry gives the
+ * roots (hc_journal.newest) and the position to write at next; entries
+ * last_seq to newest must all be there, and are kept for
+ * hc_journal_replay(). May sleep.
+ *
+ * Return: 0, an I/O error, -ENOMEM, or -EUCLEAN when an entry that must
+ * be replayed is missing (logged).
+ */
+int hc_journal_read(struct hc_cache_set *c, bool *found)
+{
+	struct hc_journal *j = &c->journal;
+	u32 bytes = hc_journal_bucket_bytes(c);
+	size_t max = (size_t)c->geom.journal_buckets * (bytes / c->block_size);
+	struct hc_jset_info info, best = {};
+	struct hc_jentry *e, newest = {};
+	size_t nr = 0, i, first;
+	const char *why;
+	unsigned int r;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	*found = false;
+	e = kvmalloc_array(max, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	for (r = 0; r < c->geom.journal_buckets; r++) {
+		u32 off = 0;
+
+		ret = hc_meta_io(c, REQ_OP_READ | REQ_META,
+				 hc_journal_sector(c, r, 0), c->node_buf,
+				 bytes);
+		if (ret)
+			goto out;
+		while (off + sizeof(struct hc_jset_disk) <= bytes &&
+		       nr < max) {
+			size_t keys, len;
+
+			ret = hc_jset_decode_here(c, c->node_buf + off,
+						  bytes - off, j->keys, &info,
+						  &keys, &len, &why);
+			if (ret == -EUCLEAN || ret == -ENOSPC)
+				pr_warn("%pg: journal bucket %u offset %u: %s; ignored\n",
+					c->bdev, r, off, why);
+			if (ret)
+				break;
+			len = round_up(len, c->block_size);
+			e[nr++] = (struct hc_jentry){ info.seq, r, off, len };
+			j->bucket_seq[r] = max(j->bucket_seq[r], info.seq);
+			if (info.seq > best.seq) {
+				best = info;
+				newest = e[nr - 1];
+			}
+			off += len;
+		}
+	}
+	ret = 0;
+	if (!nr)
+		goto out;
+
+	sort(e, nr, sizeof(*e), hc_jentry_cmp, NULL);
+	for (first = 0; first < nr && e[first].seq < best.last_seq; first++)
+		;
+	for (i = first; i < nr; i++) {
+		if (e[i].seq != best.last_seq + (i - first)) {
+			hc_cache_set_error(c, "journal entry %llu missing (need %llu-%llu)",
+					   best.last_seq + (i - first),
+					   best.last_seq, best.seq);
+			ret = -EUCLEAN;
+			goto out;
+		}
+	}
+	j->cur = newest.ring;
+	j->offset = newest.offset + newest.bytes;
+	j->seq = best.seq + 1;
+	j->last_seq = best.last_seq;
+	j->newest = best;
+	j->replay = e;
+	j->replay_nr = nr;
+	j->replay_first = first;
+	*found = true;
+	return 0;
+out:
+	kvfree(e);
+	return ret;
+}
+
+/*
+ * Insert one key of entry @seq. A stale pointer (its bucket was reused
+ * after the entry was written) makes it an invalidation of its range.
+ */
+static int hc_journal_replay_key(struct hc_cache_set *c, struct hc_key *key,
+				 u64 seq)
+{
+	u64 bucket;
+	u8 gen;
+
+	if (!key->nr_ptrs)
+		return hc_btree_insert(c, key, seq);
+	bucket = hc_sector_to_bucket(&c->geom, hc_ptr_offset(key->ptr));
+	gen = c->buckets[bucket].gen;
+	if (hc_gen_after(hc_ptr_gen(key->ptr), gen))
+		hc_cache_set_error(c, "journal entry %llu: gen %u ahead of bucket %llu's %u",
+				   seq, hc_ptr_gen(key->ptr), bucket, gen);
+	if (hc_ptr_stale(gen, hc_ptr_gen(key->ptr))) {
+		key->nr_ptrs = 0;
+		key->ptr = 0;
+		key->flags = 0;
+		key->data_csum = 0;
+	}
+	return hc_btree_insert(c, key, seq);
+}
+
+/**
+ * hc_journal_replay() - insert the keys of every entry still needed
+ * @c: the set, its roots loaded; meta_lock held for writing
+ *
+ * Entries last_seq to newest, in order. A key whose pointer went stale
+ * (its bucket was reused after the entry was written) is inserted as an
+ * invalidation of its range: it still overwrites what came before it,
+ * but says "not cached". May sleep.
+ *
+ * Return: 0, an I/O error, or -EUCLEAN (logged).
+ */
+int hc_journal_replay(struct hc_cache_set *c)
+{
+	struct hc_journal *j = &c->journal;
+	size_t i, k, nr, len, keys = 0;
+	struct hc_jset_info info;
+	struct hc_key *buf;
+	const char *why;
+	int ret = 0;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	buf = kvmalloc_array(j->cap, sizeof(*buf), GFP_KERNEL);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = j->replay_first; i < j->replay_nr && !ret; i++) {
+		const struct hc_jentry *e = &j->replay[i];
+
+		ret = hc_meta_io(c, REQ_OP_READ | REQ_META,
+				 hc_journal_sector(c, e->ring, e->offset),
+				 c->node_buf, e->bytes);
+		if (ret)
+			break;
+		ret = hc_jset_decode_here(c, c->node_buf, e->bytes, buf,
+					  &info, &nr, &len, &why);
+		if (ret || info.seq != e->seq) {
+			hc_cache_set_error(c, "journal entry %llu changed while replaying: %s",
+					   e->seq, why ? why : "another seq");
+			ret = -EUCLEAN;
+			break;
+		}
+		for (k = 0; k < nr && !ret; k++)
+			ret = hc_journal_replay_key(c, &buf[k], e->seq);
+		keys += nr;
+	}
+	if (!ret)
+		pr_info("%pg: journal replayed: entries %llu to %llu, %zu keys\n",
+			c->bdev, j->newest.last_seq, j->newest.seq, keys);
+	kvfree(buf);
+out:
+	kvfree(j->replay);
+	j->replay = NULL;
+	return ret;
+}
+
+/* May ring bucket @r be overwritten, when entries before @last_seq go? */
+static bool hc_journal_bucket_free(struct hc_journal *j, unsigned int r,
+				   u64 last_seq)
+{
+	return j->bucket_seq[r] < last_seq;
+}
+
+/* The last_seq an entry written now would carry. */
+static u64 hc_journal_last_seq(struct hc_cache_set *c)
+{
+	u64 pin = hc_btree_oldest_pin(c);
+
+	return pin ? min(pin, c->journal.seq) : c->journal.seq;
+}
+
+/**
+ * hc_journal_write() - write the open entry, with the current roots
+ * @c: the set; meta_lock held for writing
+ *
+ * Written even with no keys, to make new roots durable. Continues in the
+ * current ring bucket, or the next when full, if nothing in that one is
+ * still needed; hc_journal_make_room() is what keeps that so. May sleep.
+ *
+ * Return: 0, -ENOSPC if the ring is full, or an I/O error.
+ */
+int hc_journal_write(struct hc_cache_set *c)
+{
+	struct hc_journal *j = &c->journal;
+	u32 bucket_bytes = hc_journal_bucket_bytes(c);
+	struct hc_jset_info info = {
+		.seq = j->seq,
+		.last_seq = hc_journal_last_seq(c),
+		.btree_root = c->root->ptr,
+		.btree_level = c->root->level,
+		.prio_bucket = c->prio_chain[0],
+		.bdev_table_bucket = c->table_bucket,
+	};
+	size_t bytes, padded;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	ret = hc_jset_encode(&info, j->keys, j->nr, c->set_magic, j->buf,
+			     j->entry_max, &bytes);
+	if (WARN_ON_ONCE(ret))
+		return ret;
+	padded = round_up(bytes, c->block_size);
+	memset(j->buf + bytes, 0, padded - bytes);
+	if (j->offset + padded > bucket_bytes) {
+		unsigned int next = (j->cur + 1) % c->geom.journal_buckets;
+
+		if (!hc_journal_bucket_free(j, next, info.last_seq)) {
+			hc_cache_set_error(c, "journal full: ring bucket %u holds %llu >= %llu",
+					   next, j->bucket_seq[next],
+					   info.last_seq);
+			return -ENOSPC;
+		}
+		j->cur = next;
+		j->offset = 0;
+	}
+	ret = hc_meta_io(c, REQ_OP_WRITE | REQ_META | REQ_SYNC |
+			 REQ_PREFLUSH | REQ_FUA,
+			 hc_journal_sector(c, j->cur, j->offset), j->buf,
+			 padded);
+	if (ret)
+		return ret;
+	j->bucket_seq[j->cur] = j->seq;
+	j->offset += padded;
+	j->last_seq = info.last_seq;
+	j->seq++;
+	j->nr = 0;
+	j->entries_written++;
+	return 0;
+}
+
+/* Ring buckets that may be overwritten now, beyond the current one. */
+static unsigned int hc_journal_free_buckets(struct hc_cache_set *c,
+					    u64 last_seq)
+{
+	struct hc_journal *j = &c->journal;
+	unsigned int n = 0, r = j->cur;
+
+	for (;;) {
+		r = (r + 1) % c->geom.journal_buckets;
+		if (r == j->cur || !hc_journal_bucket_free(j, r, last_seq))
+			return n;
+		n++;
+	}
+}
+
+/**
+ * hc_journal_make_room() - keep ring space for the next entries
+ * @c: the set; meta_lock held for writing
+ *
+ * When fewer than three ring buckets beyond the current one could be
+ * overwritten, write out every btree node that pins the journal, so the
+ * next entry's last_seq moves up to it. Called before keys are added,
+ * never from inside a journal write. May sleep.
+ *
+ * Return: 0 or the error writing a node.
+ */
+int hc_journal_make_room(struct hc_cache_set *c)
+{
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (c->in_refill ||
+	    hc_journal_free_buckets(c, hc_journal_last_seq(c)) >= 3)
+		return 0;
+	c->journal.reclaims++;
+	ret = hc_btree_flush(c);
+	if (ret)
+		return ret;
+	return hc_journal_write(c);
+}
+
+/**
+ * hc_journal_add() - add a leaf key to the open entry
+ * @c: the set; meta_lock held for writing
+ * @k: the key
+ * @seq: receives the entry's seq, which the caller pins the leaf to
+ *
+ * A full entry is written first. The entry is written at the latest
+ * journal_delay_ms after its first key; a caller that needs the key
+ * durable sooner calls hc_journal_write(). May sleep.
+ *
+ * Return: 0 or the error writing an entry.
+ */
+int hc_journal_add(struct hc_cache_set *c, const struct hc_key *k, u64 *seq)
+{
+	struct hc_journal *j = &c->journal;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	/* Once per entry: an entry moves the ring on by a bucket at most. */
+	if (!j->nr || j->nr == j->cap) {
+		ret = hc_journal_make_room(c);
+		if (ret)
+			return ret;
+	}
+	if (j->nr == j->cap) {
+		ret = hc_journal_write(c);
+		if (ret)
+			return ret;
+	}
+	if (!delayed_work_pending(&j->work))
+		queue_delayed_work(hc_wq, &j->work,
+				   msecs_to_jiffies(j->delay_ms));
+	j->keys[j->nr++] = *k;
+	*seq = j->seq;
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _HCACHE_JOURNAL_H
+#define _HCACHE_JOURNAL_H
+
+/*
+ * journal.h: the journal of a cache set (journal.c). The on-disk entry is
+ * struct hc_jset_disk; its encoding and validation are jset.c's.
+ */
+
+#include <linux/workqueue.h>
+
+#include "jset.h"
+
+struct hc_cache_set;
+
+/* Where a valid entry was found in the ring. */
+struct hc_jentry {
+	u64	seq;
+	u32	ring;
+	u32	offset;
+	u32	bytes;
+};
+
+/**
+ * struct hc_journal - the journal ring and the entry being filled
+ *
+ * Everything here is protected by the set's meta_lock (held for writing).
+ *
+ * @seq: sequence number of the open entry, the next to be written
+ * @last_seq: the last_seq written in the newest entry on disk
+ * @cur: ring index (0 .. journal_buckets - 1) being written
+ * @offset: bytes of ring bucket @cur already used
+ * @bucket_seq: per ring bucket, the newest seq written into it (0: none);
+ *	a ring bucket may be overwritten once that is below the oldest
+ *	entry still needed
+ * @keys: the open entry's keys, in insertion order
+ * @nr: keys in @keys
+ * @cap: room in @keys
+ * @buf: an entry being encoded, @entry_max bytes
+ * @entry_max: largest entry, bytes, a multiple of the block size
+ * @work: writes the open entry @delay_ms after its first key
+ * @delay_ms: sysfs journal_delay_ms
+ * @entries_written: statistics for sysfs internal/
+ * @reclaims: times the ring filled and the btree was flushed to free it
+ * @newest: the newest entry found by hc_journal_read()
+ * @replay: entries found by hc_journal_read(), by seq; freed by the replay
+ * @replay_nr: how many
+ * @replay_first: index of the first to replay (the newest's last_seq)
+ */
+struct hc_journal {
+	u64			seq;
+	u64			last_seq;
+	unsigned int		cur;
+	u32			offset;
+	u64			*bucket_seq;
+	struct hc_key		*keys;
+	size_t			nr;
+	size_t			cap;
+	void			*buf;
+	u32			entry_max;
+	struct delayed_work	work;
+	unsigned int		delay_ms;
+	u64			entries_written;
+	u64			reclaims;
+	struct hc_jset_info	newest;
+	struct hc_jentry	*replay;
+	size_t			replay_nr;
+	size_t			replay_first;
+};
+
+/* journal.c; each function is documented at its definition. */
+int hc_journal_init(struct hc_cache_set *c);
+void hc_journal_exit(struct hc_cache_set *c);
+int hc_journal_read(struct hc_cache_set *c, bool *found);
+int hc_journal_replay(struct hc_cache_set *c);
+int hc_journal_add(struct hc_cache_set *c, const struct hc_key *k, u64 *seq);
+int hc_journal_write(struct hc_cache_set *c);
+int hc_journal_make_room(struct hc_cache_set *c);
+
+#endif /* _HCACHE_JOURNAL_H */
