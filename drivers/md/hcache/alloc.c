@@ -112,6 +112,20 @@ void hc_alloc_exit(struct hc_cache_set *c)
 	vfree(c->buckets);
 }
 
+/*
+ * The rotating cursor over the data area, [first_bucket, nbuckets): each
+ * call gives the next bucket; nbuckets - first_bucket calls see each once.
+ */
+static u64 hc_cursor_next(struct hc_cache_set *c)
+{
+	u64 i = c->fifo_cursor;
+
+	if (i < c->geom.first_bucket || i >= c->geom.nbuckets)
+		i = c->geom.first_bucket;
+	c->fifo_cursor = i + 1;
+	return i;
+}
+
 /* May @b's gen be bumped without passing the oldest pointer's limit? */
 static bool hc_gen_may_bump(const struct hc_bucket *b)
 {
@@ -125,7 +139,8 @@ static bool hc_bucket_empty(struct hc_cache_set *c, u64 i)
 	const struct hc_bucket *b = &c->buckets[i];
 
 	return b->m.type == HC_BUCKET_FREE && !b->on_freelist &&
-	       !b->m.clean && !b->m.dirty && i != c->open_bucket;
+	       !b->replay_pin && !b->m.clean && !b->m.dirty &&
+	       i != c->open_bucket;
 }
 
 static bool hc_bucket_evictable(struct hc_cache_set *c, u64 i)
@@ -133,7 +148,7 @@ static bool hc_bucket_evictable(struct hc_cache_set *c, u64 i)
 	const struct hc_bucket *b = &c->buckets[i];
 
 	return b->m.type == HC_BUCKET_DATA && !b->m.dirty && !b->on_freelist &&
-	       i != c->open_bucket;
+	       !b->replay_pin && i != c->open_bucket;
 }
 
 struct hc_prio_candidate {
@@ -161,10 +176,9 @@ static size_t hc_choose_evict(struct hc_cache_set *c, u64 *out, size_t want)
 
 	switch (c->replacement) {
 	case HC_REPL_FIFO:
-		for (tries = 0; tries < g->nbuckets && n < want; tries++) {
-			i = c->fifo_cursor++;
-			if (c->fifo_cursor >= g->nbuckets)
-				c->fifo_cursor = g->first_bucket;
+		for (tries = g->first_bucket; tries < g->nbuckets && n < want;
+		     tries++) {
+			i = hc_cursor_next(c);
 			if (hc_bucket_evictable(c, i) &&
 			    hc_gen_may_bump(&c->buckets[i]))
 				out[n++] = i;
@@ -244,6 +258,12 @@ static int hc_prio_write_to(struct hc_cache_set *c, const u64 *chain)
 	if (!old)
 		return -ENOMEM;
 	for (i = 0; i < c->prio_nr; i++) {
+		struct hc_bucket *b = &c->buckets[chain[i]];
+
+		if (WARN_ON_ONCE(b->m.clean || b->m.dirty ||
+				 chain[i] == c->open_bucket))
+			hc_cache_set_error(c, "gen/prio chain bucket %llu is in use",
+					   chain[i]);
 		c->buckets[chain[i]].m.type = HC_BUCKET_PRIO;
 		c->buckets[chain[i]].on_freelist = 0;
 	}
@@ -331,10 +351,8 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	c->in_refill = true;
 
 	/* Empty buckets first, from a rotating cursor to spread the wear. */
-	for (tries = 0; tries < g->nbuckets && n < want; tries++) {
-		i = c->fifo_cursor++;
-		if (c->fifo_cursor >= g->nbuckets)
-			c->fifo_cursor = g->first_bucket;
+	for (tries = g->first_bucket; tries < g->nbuckets && n < want; tries++) {
+		i = hc_cursor_next(c);
 		if (hc_bucket_empty(c, i)) {
 			if (hc_gen_may_bump(&c->buckets[i]))
 				cand[n++] = i;
@@ -431,6 +449,9 @@ int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
 		return -ENOSPC;
 	*bucket = f->b[--f->nr];
 	b = &c->buckets[*bucket];
+	if (WARN_ON_ONCE(b->m.clean || b->m.dirty || !b->on_freelist))
+		hc_cache_set_error(c, "bucket %llu on a free list is in use",
+				   *bucket);
 	b->on_freelist = 0;
 	b->m.type = type;
 	b->prio = HC_PRIO_MAX;
@@ -449,6 +470,9 @@ void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket)
 	struct hc_bucket *b = &c->buckets[bucket];
 
 	lockdep_assert_held_write(&c->meta_lock);
+	if (WARN_ON_ONCE(b->m.clean || b->m.dirty))
+		hc_cache_set_error(c, "freeing %s bucket %llu, which holds live data",
+				   hc_bucket_type_name(b->m.type), bucket);
 	b->m.type = HC_BUCKET_FREE;
 	b->m.clean = 0;
 	b->m.dirty = 0;
@@ -515,10 +539,8 @@ int hc_prio_write(struct hc_cache_set *c)
 	if (f->nr < c->prio_nr)
 		return -ENOSPC;
 	f->nr -= c->prio_nr;
-	ret = hc_prio_write_to(c, &f->b[f->nr]);
-	if (ret)
-		f->nr += c->prio_nr;
-	return ret;
+	/* On failure the chain's buckets are free, off the list. */
+	return hc_prio_write_to(c, &f->b[f->nr]);
 }
 
 /**
@@ -589,6 +611,12 @@ void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k)
 	b->m.has_ptr = 1;
 	if (hc_ptr_stale(b->gen, ptr_gen))
 		return;
+	if (WARN_ON_ONCE(b->m.type != HC_BUCKET_DATA &&
+			 b->m.type != HC_BUCKET_FREE))
+		hc_cache_set_error(c, "key %u:%llu points into %s bucket %lld",
+				   k->bdev_id, hc_key_start(k),
+				   hc_bucket_type_name(b->m.type),
+				   (long long)(b - c->buckets));
 	b->m.type = HC_BUCKET_DATA;
 	if (k->flags & HC_KEY_DIRTY)
 		b->m.dirty += k->size;
@@ -627,10 +655,16 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 	if (hc_ptr_stale(b->gen, hc_ptr_gen(k->ptr)))
 		return;
 	count = k->flags & HC_KEY_DIRTY ? &b->m.dirty : &b->m.clean;
-	if (WARN_ON_ONCE(*count < end - start))
+	if (*count < end - start) {
+		hc_cache_set_error(c, "bucket %lld (%s) has %u sectors, key %u:%llu loses %llu",
+				   (long long)(b - c->buckets),
+				   hc_bucket_type_name(b->m.type), *count,
+				   k->bdev_id, hc_key_start(k), end - start);
+		WARN_ON_ONCE(1);
 		*count = 0;
-	else
+	} else {
 		*count -= end - start;
+	}
 }
 
 /**

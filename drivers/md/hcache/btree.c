@@ -692,6 +692,101 @@ out_free:
 	return ret;
 }
 
+/* Is @n small enough that merging it with a sibling is worth a write? */
+static bool hc_node_wants_merge(struct hc_cache_set *c,
+				struct hc_btree_node *n)
+{
+	return n->parent && n->keys.nr < c->node_cap / 8;
+}
+
+/* Where @n's key sits in its parent. */
+static size_t hc_node_index(struct hc_btree_node *n)
+{
+	return hc_bset_lookup(&n->parent->keys, n->max.bdev, n->max.end - 1);
+}
+
+/*
+ * Merge @n with its right sibling (or its left one, for the last child)
+ * into one node in a new bucket, when the two fit in half a node: the
+ * parent loses the left one's key and points the right one's at the new
+ * node. A root left with one child gives way to that child. Optional: on
+ * failure nothing changes.
+ */
+static int hc_node_merge(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	struct hc_btree_node *parent = n->parent, *left, *right, *sib, *m;
+	struct hc_key gone;
+	size_t idx = hc_node_index(n);
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (idx >= parent->keys.nr || parent->keys.nr < 2)
+		return 0;
+	ret = hc_node_get(c, parent, idx + 1 < parent->keys.nr ? idx + 1 :
+			  idx - 1, &sib);
+	if (ret)
+		return ret;
+	left = idx + 1 < parent->keys.nr ? n : sib;
+	right = left == n ? sib : n;
+	if (left->keys.nr + right->keys.nr >= c->node_cap / 2)
+		return 0;
+	m = hc_node_alloc(c, n->level);
+	if (!m)
+		return -ENOMEM;
+	m->min = left->min;
+	m->max = right->max;
+	memcpy(m->keys.keys, left->keys.keys,
+	       left->keys.nr * sizeof(struct hc_key));
+	memcpy(m->keys.keys + left->keys.nr, right->keys.keys,
+	       right->keys.nr * sizeof(struct hc_key));
+	m->keys.nr = left->keys.nr + right->keys.nr;
+	ret = hc_node_write_new(c, m);
+	if (ret) {
+		hc_node_free(m);
+		return ret;
+	}
+	m->parent = parent;
+
+	/* The left one's key goes: a whiteout, kept in the parent's log. */
+	gone = hc_node_child_key(left);
+	gone.nr_ptrs = 0;
+	gone.ptr = 0;
+	ret = hc_bset_insert(&parent->keys, &gone, NULL);
+	if (!ret)
+		ret = hc_bset_insert(&parent->pending, &gone, NULL);
+	if (!ret)
+		ret = hc_node_set_child(c, parent, m);
+	if (ret) {
+		hc_cache_set_error(c, "merging nodes under bucket %llu failed (error %d)",
+				   parent->bucket, ret);
+		return ret;
+	}
+
+	mutex_lock(&c->node_cache_lock);
+	hc_node_cache_del(c, left);
+	hc_node_cache_del(c, right);
+	hc_node_cache_add(c, m);
+	hc_node_adopt_children(c, m);
+	mutex_unlock(&c->node_cache_lock);
+	hc_bucket_free_meta(c, left->bucket);
+	hc_bucket_free_meta(c, right->bucket);
+	hc_node_free(left);
+	hc_node_free(right);
+	c->stats.node_merges++;
+
+	/* A root with one child: the child is the root. */
+	if (parent == c->root && parent->keys.nr == 1) {
+		mutex_lock(&c->node_cache_lock);
+		hc_node_cache_del(c, parent);
+		m->parent = NULL;
+		c->root = m;
+		mutex_unlock(&c->node_cache_lock);
+		hc_bucket_free_meta(c, parent->bucket);
+		hc_node_free(parent);
+	}
+	return 0;
+}
+
 /*
  * Descend to the leaf holding position (@bdev, @start + 1), splitting
  * every full node met on the way (then starting again from the root).
@@ -773,6 +868,7 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 	struct hc_key cur = *k, piece;
 	struct hc_btree_node *leaf;
 	size_t before;
+	bool done;
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
@@ -799,9 +895,16 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 		c->leaf_keys -= before;
 		if (!leaf->journal_pin)
 			leaf->journal_pin = journal_seq;
-		if (piece.end == cur.end)
+		done = piece.end == cur.end;
+		if (!done)
+			hc_key_cut_front(&cur, piece.end);
+		if (hc_node_wants_merge(c, leaf)) {
+			ret = hc_node_merge(c, leaf);
+			if (ret)
+				return ret;
+		}
+		if (done)
 			return 0;
-		hc_key_cut_front(&cur, piece.end);
 	}
 }
 

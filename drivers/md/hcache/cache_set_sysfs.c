@@ -168,6 +168,7 @@ HC_INTERNAL(btree_leaf_keys, c->leaf_keys);
 HC_INTERNAL(btree_node_writes, c->stats.node_writes);
 HC_INTERNAL(btree_node_rewrites, c->stats.node_rewrites);
 HC_INTERNAL(btree_node_splits, c->stats.node_splits);
+HC_INTERNAL(btree_node_merges, c->stats.node_merges);
 HC_INTERNAL(btree_node_reads, c->stats.node_reads);
 HC_INTERNAL(prio_writes, c->stats.prio_writes);
 HC_INTERNAL(buckets_invalidated, c->stats.buckets_invalidated);
@@ -189,6 +190,7 @@ static struct attribute *hc_cache_set_internal_attrs[] = {
 	&hc_set_attr_btree_node_writes.attr,
 	&hc_set_attr_btree_node_rewrites.attr,
 	&hc_set_attr_btree_node_splits.attr,
+	&hc_set_attr_btree_node_merges.attr,
 	&hc_set_attr_btree_node_reads.attr,
 	&hc_set_attr_prio_writes.attr,
 	&hc_set_attr_buckets_invalidated.attr,

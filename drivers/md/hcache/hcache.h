@@ -367,6 +367,7 @@ struct hc_cache_set {
 		u64		node_writes;
 		u64		node_rewrites;
 		u64		node_splits;
+		u64		node_merges;
 		u64		node_reads;
 		u64		prio_writes;
 		u64		buckets_invalidated;

@@ -222,24 +222,78 @@ static int hc_journal_replay_key(struct hc_cache_set *c, struct hc_key *key,
 	return hc_btree_insert(c, key, seq);
 }
 
+/* Read and decode replay entry @e into @buf. */
+static int hc_journal_read_entry(struct hc_cache_set *c,
+				 const struct hc_jentry *e, struct hc_key *buf,
+				 size_t *nr)
+{
+	struct hc_jset_info info;
+	const char *why = NULL;
+	size_t len;
+	int ret;
+
+	ret = hc_meta_io(c, REQ_OP_READ | REQ_META,
+			 hc_journal_sector(c, e->ring, e->offset), c->node_buf,
+			 e->bytes);
+	if (ret)
+		return ret;
+	ret = hc_jset_decode_here(c, c->node_buf, e->bytes, buf, &info, nr,
+				  &len, &why);
+	if (ret || info.seq != e->seq) {
+		hc_cache_set_error(c, "journal entry %llu changed while replaying: %s",
+				   e->seq, why ? why : "another seq");
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/* Pin (or unpin) every bucket a live key of the entries to replay is in. */
+static int hc_journal_pin_buckets(struct hc_cache_set *c, struct hc_key *buf,
+				  bool pin)
+{
+	struct hc_journal *j = &c->journal;
+	size_t i, k, nr;
+	int ret;
+
+	if (!pin) {
+		for (i = 0; i < c->geom.nbuckets; i++)
+			c->buckets[i].replay_pin = 0;
+		return 0;
+	}
+	for (i = j->replay_first; i < j->replay_nr; i++) {
+		ret = hc_journal_read_entry(c, &j->replay[i], buf, &nr);
+		if (ret)
+			return ret;
+		for (k = 0; k < nr; k++) {
+			struct hc_bucket *b;
+
+			if (!buf[k].nr_ptrs)
+				continue;
+			b = &c->buckets[hc_sector_to_bucket(&c->geom,
+						hc_ptr_offset(buf[k].ptr))];
+			if (!hc_ptr_stale(b->gen, hc_ptr_gen(buf[k].ptr)))
+				b->replay_pin = 1;
+		}
+	}
+	return 0;
+}
+
 /**
  * hc_journal_replay() - insert the keys of every entry still needed
- * @c: the set, its roots loaded; meta_lock held for writing
+ * @c: the set, its roots loaded and marked; meta_lock held for writing
  *
- * Entries last_seq to newest, in order. A key whose pointer went stale
- * (its bucket was reused after the entry was written) is inserted as an
- * invalidation of its range: it still overwrites what came before it,
- * but says "not cached". May sleep.
+ * Entries last_seq to newest, in order. Inserts may split nodes, so
+ * allocate buckets: every bucket a key still to be replayed points into
+ * is pinned first, so that no allocation reuses it because the tree does
+ * not know of its data yet. May sleep.
  *
  * Return: 0, an I/O error, or -EUCLEAN (logged).
  */
 int hc_journal_replay(struct hc_cache_set *c)
 {
 	struct hc_journal *j = &c->journal;
-	size_t i, k, nr, len, keys = 0;
-	struct hc_jset_info info;
+	size_t i, k, nr, keys = 0;
 	struct hc_key *buf;
-	const char *why;
 	int ret = 0;
 
 	lockdep_assert_held_write(&c->meta_lock);
@@ -248,26 +302,17 @@ int hc_journal_replay(struct hc_cache_set *c)
 		ret = -ENOMEM;
 		goto out;
 	}
+	ret = hc_journal_pin_buckets(c, buf, true);
 	for (i = j->replay_first; i < j->replay_nr && !ret; i++) {
 		const struct hc_jentry *e = &j->replay[i];
 
-		ret = hc_meta_io(c, REQ_OP_READ | REQ_META,
-				 hc_journal_sector(c, e->ring, e->offset),
-				 c->node_buf, e->bytes);
-		if (ret)
-			break;
-		ret = hc_jset_decode_here(c, c->node_buf, e->bytes, buf,
-					  &info, &nr, &len, &why);
-		if (ret || info.seq != e->seq) {
-			hc_cache_set_error(c, "journal entry %llu changed while replaying: %s",
-					   e->seq, why ? why : "another seq");
-			ret = -EUCLEAN;
-			break;
-		}
+		nr = 0;
+		ret = hc_journal_read_entry(c, e, buf, &nr);
 		for (k = 0; k < nr && !ret; k++)
 			ret = hc_journal_replay_key(c, &buf[k], e->seq);
 		keys += nr;
 	}
+	hc_journal_pin_buckets(c, buf, false);
 	if (!ret)
 		pr_info("%pg: journal replayed: entries %llu to %llu, %zu keys\n",
 			c->bdev, j->newest.last_seq, j->newest.seq, keys);

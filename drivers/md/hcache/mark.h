@@ -54,12 +54,15 @@ struct hc_bucket_mark {
  * @gen: the bucket's generation (bkey.h)
  * @prio: replacement-policy priority: lru raises it on use, ages it down
  * @on_freelist: invalidated (gen bumped) and waiting on a free list
+ * @replay_pin: holds data of journal keys not replayed yet: not to be
+ *	reused, whatever the tree says of it so far
  */
 struct hc_bucket {
 	struct hc_bucket_mark	m;
 	u16			prio;
 	u8			gen;
 	u8			on_freelist;
+	u8			replay_pin;
 };
 
 /**

@@ -2,7 +2,8 @@
 # with its files; backing devices attach whichever registers first, by
 # sysfs attach/detach (a new id after a detach), or by themselves when
 # formatted to join it. 100,000 keys put in through the debug insert path
-# are all found, byte for byte the same dump, after the shrinker evicted
+# are all found, byte for byte the same dump (leaves split and merged),
+# after the shrinker evicted
 # leaves and after stop and register, and the consistency check passes. A
 # copy of a registered set, and a used cache without its journal, are
 # refused.
@@ -87,6 +88,11 @@ hc_log "filled $n keys in $(( $(date +%s) - start )) s; depth $(cat $set/tree_de
 hc_write "$dbg/$set_uuid/fill" "3 0 2000 8"
 hc_write "$dbg/$set_uuid/fill" "3 4 1000 8 16"
 hc_write "$dbg/$set_uuid/fill" "3 100 10 600"
+# 50,000 small keys overwritten by a few big ones: the leaves merge.
+hc_write "$dbg/$set_uuid/fill" "4 0 50000 8"
+hc_write "$dbg/$set_uuid/fill" "4 0 667 600"
+[ "$(cat $set/internal/btree_node_merges)" -gt 0 ] || hc_fail "no leaf merged"
+hc_log "merges: $(cat $set/internal/btree_node_merges); $(cat $set/internal/btree_nodes_cached) nodes"
 hc_write "$dbg/$set_uuid/flush" journal
 [ "$(cat $dbg/$set_uuid/check)" = ok ] || hc_fail "check: $(cat $dbg/$set_uuid/check)"
 cat "$dbg/$set_uuid/keys" >/tmp/keys.before
