@@ -167,6 +167,36 @@ static int hc_cache_set_geometry(struct hc_cache_set *c)
 	return 0;
 }
 
+/*
+ * The mark pass before the replay (@marks), or the consistency check
+ * after it (@marks NULL), at registration; what they find is logged.
+ */
+static int hc_cache_set_verify(struct hc_cache_set *c,
+			       struct hc_bucket_mark *marks)
+{
+	struct seq_buf errs;
+	char *buf, *line, *next;
+	int ret;
+
+	buf = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	seq_buf_init(&errs, buf, PAGE_SIZE);
+	ret = marks ? hc_mark_pass(c, marks, &errs, true) : hc_check(c, &errs);
+	if (ret) {
+		hc_cache_set_error(c, "the metadata is inconsistent%s (error %d):",
+				   marks ? "" : " after the journal replay", ret);
+		for (line = buf; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = 0;
+			pr_err("%pg:   %s\n", c->bdev, line);
+		}
+	}
+	kfree(buf);
+	return ret;
+}
+
 /* Bring the metadata up: a fresh cache, or journal, chain, table, tree. */
 static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 {
@@ -215,10 +245,8 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 	marks = vmalloc(array_size(c->geom.nbuckets, sizeof(*marks)));
 	if (!marks)
 		return -ENOMEM;
-	ret = hc_mark_pass(c, marks, NULL);
+	ret = hc_cache_set_verify(c, marks);
 	if (ret) {
-		hc_cache_set_error(c, "the mark pass found the metadata inconsistent (error %d)",
-				   ret);
 		vfree(marks);
 		return ret;
 	}
@@ -226,6 +254,8 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 		c->buckets[i].m = marks[i];
 	vfree(marks);
 	ret = hc_journal_replay(c);
+	if (!ret)
+		ret = hc_cache_set_verify(c, NULL);
 	if (ret)
 		return ret;
 	/* Persist the replayed state's roots, and start a fresh entry. */

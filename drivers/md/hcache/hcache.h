@@ -90,7 +90,9 @@
  * the tree; entries are written (PREFLUSH + FUA) when full, after
  * journal_delay_ms, or when roots change. A leaf is written lazily; it
  * pins the oldest entry holding its unwritten keys, and the ring is
- * reclaimed by writing the pinning leaves. Registration reads the ring,
+ * reclaimed by writing the pinning leaves; so is a replay window past 128
+ * entries, which keeps a replayed key's gen from wrapping round to its
+ * bucket's (a bucket's gen is bumped at most once per entry). Registration reads the ring,
  * takes the roots from the newest valid entry, reads the gen/prio chain,
  * the table and the root, runs the mark pass (mark_pass.c: every bucket's
  * live sectors and oldest gen from the tree on disk), and replays entries
@@ -443,7 +445,7 @@ extern const char * const hc_replacement_names_table[HC_REPL_NR];
 
 /* mark_pass.c */
 int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,
-		 struct seq_buf *errs);
+		 struct seq_buf *errs, bool before_replay);
 int hc_check(struct hc_cache_set *c, struct seq_buf *errs);
 
 /* attach.c */

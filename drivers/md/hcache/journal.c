@@ -21,6 +21,14 @@
 
 #define HC_JOURNAL_ENTRY_MAX	(256U << 10)
 #define HC_JOURNAL_DELAY_MS	100U
+/*
+ * Most entries a replay may need. A bucket's gen is bumped at most once
+ * per entry (each refill writes one), so a key replayed from the journal
+ * is never 256 bumps behind its bucket: its gen cannot have wrapped round
+ * to look valid again, even though the bucket's oldest-gen limit only
+ * counts pointers in the tree.
+ */
+#define HC_JOURNAL_MAX_WINDOW	128U
 
 static u32 hc_journal_bucket_bytes(struct hc_cache_set *c)
 {
@@ -417,19 +425,24 @@ static unsigned int hc_journal_free_buckets(struct hc_cache_set *c,
  * @c: the set; meta_lock held for writing
  *
  * When fewer than three ring buckets beyond the current one could be
- * overwritten, write out every btree node that pins the journal, so the
- * next entry's last_seq moves up to it. Called before keys are added,
- * never from inside a journal write. May sleep.
+ * overwritten, or a replay would need more than HC_JOURNAL_MAX_WINDOW
+ * entries, write out every btree node that pins the journal, so the next
+ * entry's last_seq moves up to it. Called before keys are added, never
+ * from inside a journal write. May sleep.
  *
  * Return: 0 or the error writing a node.
  */
 int hc_journal_make_room(struct hc_cache_set *c)
 {
+	u64 last_seq;
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	if (c->in_refill ||
-	    hc_journal_free_buckets(c, hc_journal_last_seq(c)) >= 3)
+	if (c->in_refill)
+		return 0;
+	last_seq = hc_journal_last_seq(c);
+	if (hc_journal_free_buckets(c, last_seq) >= 3 &&
+	    c->journal.seq - last_seq < HC_JOURNAL_MAX_WINDOW)
 		return 0;
 	c->journal.reclaims++;
 	ret = hc_btree_flush(c);

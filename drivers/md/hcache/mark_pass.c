@@ -17,7 +17,12 @@ struct hc_mark_ctx {
 	struct seq_buf		*errs;
 	unsigned int		nerr;
 	u64			leaf_keys;
+	bool			before_replay;
 };
+
+/* mark.c's rule that a replay may still be about to fix. */
+static const char hc_rule_too_far[] =
+	"bucket gen too far ahead of a pointer into it";
 
 static __printf(2, 3) void hc_mark_err(struct hc_mark_ctx *x,
 				       const char *fmt, ...)
@@ -73,6 +78,20 @@ static int hc_mark_key(void *priv, struct hc_btree_node *n,
 
 	x->leaf_keys++;
 	why = hc_mark_leaf_key(&x->c->geom, x->m, x->c->buckets, k);
+	if (why && x->before_replay && !strcmp(why, hc_rule_too_far)) {
+		/*
+		 * A key the journal overwrote before its bucket was reused,
+		 * and the node on disk does not know yet: stale, counted as
+		 * the tree holds it, and gone once the replay is done.
+		 */
+		struct hc_bucket_mark *bm = &x->m[hc_sector_to_bucket(
+					&x->c->geom, hc_ptr_offset(k->ptr))];
+
+		bm->ptrs++;
+		bm->has_ptr = 1;
+		bm->oldest_gen = hc_ptr_gen(k->ptr);
+		return 0;
+	}
 	if (why)
 		hc_mark_err(x, "key %u:%llu+%u in node in bucket %llu: %s",
 			    k->bdev_id, hc_key_start(k), k->size, n->bucket,
@@ -85,6 +104,10 @@ static int hc_mark_key(void *priv, struct hc_btree_node *n,
  * @c: the set; meta_lock held, for reading at least
  * @fresh: receives one mark per bucket
  * @errs: receives a line per rule broken (the first few); may be NULL
+ * @before_replay: the tree is as on disk, the journal not replayed yet:
+ *	keys whose bucket's gen ran too far ahead of theirs are accepted,
+ *	as the replay is about to overwrite them (hc_check() afterwards
+ *	accepts none)
  *
  * Accounts the gen/prio chain, the backing-device table, every btree node
  * and every leaf key. Reads the nodes not cached. May sleep.
@@ -92,9 +115,10 @@ static int hc_mark_key(void *priv, struct hc_btree_node *n,
  * Return: 0; -EUCLEAN if any rule was broken; or the error reading a node.
  */
 int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,
-		 struct seq_buf *errs)
+		 struct seq_buf *errs, bool before_replay)
 {
-	struct hc_mark_ctx x = { .c = c, .m = fresh, .errs = errs };
+	struct hc_mark_ctx x = { .c = c, .m = fresh, .errs = errs,
+				 .before_replay = before_replay };
 	const char *why;
 	u64 i;
 	int ret;
@@ -153,7 +177,7 @@ int hc_check(struct hc_cache_set *c, struct seq_buf *errs)
 	fresh = vmalloc(array_size(c->geom.nbuckets, sizeof(*fresh)));
 	if (!fresh)
 		return -ENOMEM;
-	ret = hc_mark_pass(c, fresh, errs);
+	ret = hc_mark_pass(c, fresh, errs, false);
 	if (ret && ret != -EUCLEAN)
 		goto out;
 	if (ret)
