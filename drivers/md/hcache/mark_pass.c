@@ -84,8 +84,9 @@ static int hc_mark_key(void *priv, struct hc_btree_node *n,
 		 * and the node on disk does not know yet: stale, counted as
 		 * the tree holds it, and gone once the replay is done.
 		 */
-		struct hc_bucket_mark *bm = &x->m[hc_sector_to_bucket(
-					&x->c->geom, hc_ptr_offset(k->ptr))];
+		u64 offset = hc_ptr_offset(k->ptr);
+		struct hc_bucket_mark *bm =
+			&x->m[hc_sector_to_bucket(&x->c->geom, offset)];
 
 		bm->ptrs++;
 		bm->has_ptr = 1;
