@@ -4,15 +4,18 @@
 # modules it needs), 69-hcache.rules calling /usr/sbin tools, those tools
 # and their libraries, and the local-block script. Uninstall takes every
 # installed file away again. The image is left in the results folder
-# (initrd.img), and the disk "root" holds an hcache backing device with an
-# ext4 on it whose /sbin/init prints HCACHE-ROOT-INIT-REACHED: a VM booted
-# with both and root=/dev/hcache0 must reach that init: the harness boots
-# that second VM after the test ("reboot-with" below).
+# (initrd.img), the disk "root" holds an hcache backing device with an
+# ext4 on it whose /sbin/init prints HCACHE-ROOT-INIT-REACHED, and the disk
+# "cache" its cache set (the backing device is attached and clean, so it
+# waits for the set). A VM booted with them and root=/dev/hcache0 must
+# assemble the set in its initramfs and reach that init, attached: the
+# harness boots that second VM after the test ("reboot-with" below).
 # timeout: 180
-# drives: root:64M
+# drives: root:64M cache:80M
 # The harness's second boot, from the initrd.img left behind:
 # reboot-with: root=/dev/hcache0
 # expect-console2: HCACHE-ROOT-INIT-REACHED
+# expect-console2: hcache-boot-test: cache set id 1
 # distro-kernel-only: mkinitramfs needs /boot/config-KVER and module files
 
 kdir=$(readlink -f "/lib/modules/$HC_KVER/build")
@@ -109,19 +112,26 @@ cat >$rootfs/sbin/init <<'INIT'
 #!/bin/busybox sh
 export PATH=/bin
 busybox mount -t proc proc /proc 2>/dev/null
+busybox mount -t sysfs sysfs /sys 2>/dev/null
 echo "hcache-boot-test: / is $(busybox awk '$2 == "/" { print $1 }' /proc/mounts | busybox tail -n 1)"
+echo "hcache-boot-test: cache set id $(busybox cat /sys/block/hcache0/hcache/cache_set_id)"
 busybox ls -l /dev/hcache/by-uuid /dev/hcache/by-label
 echo HCACHE-ROOT-INIT-REACHED
 busybox poweroff -f
 INIT
 chmod 0755 $rootfs/sbin/init
 root=$(hc_drive root)
-"$(hc_tool make-hcache)" -B "$root" --label hcroot >/dev/null
+cache=$(hc_drive cache)
+"$(hc_tool make-hcache)" -C "$cache" -B "$root" --label hcroot >/dev/null
+set_uuid=$("$(hc_tool hcache-super-show)" "$cache" | awk '$1 == "cset.uuid" { print $2 }')
 hc_load
 hc_write /sys/fs/hcache/register "$root"
+hc_write /sys/fs/hcache/register "$cache"
 hc_wait test -b /dev/hcache0
+hc_wait grep -q '^1$' /sys/block/hcache0/hcache/cache_set_id
 mkfs.ext4 -q -L hcroot -d $rootfs /dev/hcache0 || hc_fail "mkfs.ext4 on /dev/hcache0 failed"
-hc_write /sys/block/hcache0/hcache/stop 1
+# Stopping the set stops its backing device: both are left attached.
+hc_write "/sys/fs/hcache/$set_uuid/stop" 1
 hc_wait test ! -e /dev/hcache0
 hc_unload
-hc_log "disk root: hcache backing device holding an ext4 root with /sbin/init"
+hc_log "disks root and cache: an attached backing device holding an ext4 root with /sbin/init, and its cache set"
