@@ -339,6 +339,8 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	lockdep_assert_held_write(&c->meta_lock);
 	if (c->in_refill)
 		return -EAGAIN;
+	if (c->meta_failed)
+		return -EIO;
 	for (r = 0; r < HC_RESERVE_NR; r++)
 		want += c->free[r].target - c->free[r].nr;
 	if (c->free[HC_RESERVE_PRIO].nr < c->prio_nr)
@@ -383,6 +385,17 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 		f->nr -= c->prio_nr;
 		chain = &f->b[f->nr];
 	} else if (nempty >= c->prio_nr) {
+		/*
+		 * Empty buckets may be nodes freed since the last journal
+		 * entry, which still names a root that reaches them: name
+		 * the current root first, then write over them.
+		 */
+		ret = hc_journal_write(c);
+		if (ret) {
+			for (k = 0; k < n; k++)
+				c->buckets[cand[k]].on_freelist = 0;
+			goto out;
+		}
 		chain = cand;
 		used = c->prio_nr;
 	} else {
@@ -477,6 +490,9 @@ void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket)
 	b->m.clean = 0;
 	b->m.dirty = 0;
 	b->on_freelist = 0;
+	/* A node's pointer is gone with it; data keys would still count. */
+	if (!b->m.ptrs)
+		b->m.has_ptr = 0;
 }
 
 /**

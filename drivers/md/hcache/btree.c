@@ -272,9 +272,13 @@ static int hc_node_set_child(struct hc_cache_set *c,
 	if (ret) {
 		hc_cache_set_error(c, "interior node in bucket %llu full (error %d)",
 				   parent->bucket, ret);
+		hc_cache_set_meta_fail(c);
 		return ret;
 	}
-	return hc_node_write(c, parent);
+	ret = hc_node_write(c, parent);
+	if (ret)
+		hc_cache_set_meta_fail(c);
+	return ret;
 }
 
 /*
@@ -283,7 +287,7 @@ static int hc_node_set_child(struct hc_cache_set *c,
  */
 static int hc_node_rewrite(struct hc_cache_set *c, struct hc_btree_node *n)
 {
-	u64 old_bucket = n->bucket, bucket;
+	u64 old_bucket = n->bucket, pin = n->journal_pin, bucket;
 	int ret;
 
 	ret = hc_bucket_alloc(c, HC_RESERVE_BTREE, HC_BUCKET_BTREE, &bucket);
@@ -297,6 +301,15 @@ static int hc_node_rewrite(struct hc_cache_set *c, struct hc_btree_node *n)
 		hc_bucket_free_meta(c, bucket);
 		return ret;
 	}
+	/*
+	 * Until the parent names the new bucket on disk, the tree there
+	 * still reaches the old one, without @n's new keys: the parent
+	 * holds the journal pin meanwhile (a root needs none: the next
+	 * journal entry names it, with the last_seq that drops the pin).
+	 */
+	if (n->parent && pin &&
+	    (!n->parent->journal_pin || pin < n->parent->journal_pin))
+		n->parent->journal_pin = pin;
 	mutex_lock(&c->node_cache_lock);
 	hlist_del(&n->hash);
 	hlist_add_head(&n->hash, hc_node_bucket_head(c, n->bucket));
@@ -325,6 +338,8 @@ static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n)
 	lockdep_assert_held_write(&c->meta_lock);
 	if (!n->pending.nr)
 		return 0;
+	if (c->meta_failed)
+		return -EIO;
 	bytes = round_up(hc_bset_bytes(hc_bset_encode_u64s(&n->pending)),
 			 c->block_size);
 	if (n->written + bytes > hc_bucket_bytes(c))
@@ -658,8 +673,11 @@ static int hc_node_split(struct hc_cache_set *c, struct hc_btree_node *n)
 			ret = hc_bset_insert(&parent->pending, &k, NULL);
 		if (!ret)
 			ret = hc_node_set_child(c, parent, right);
-		if (ret)
-			goto out_free_right;
+		if (ret) {
+			/* The parent may name left already: keep its bucket. */
+			hc_cache_set_meta_fail(c);
+			return ret;
+		}
 	}
 
 	mutex_lock(&c->node_cache_lock);
@@ -759,6 +777,7 @@ static int hc_node_merge(struct hc_cache_set *c, struct hc_btree_node *n)
 	if (ret) {
 		hc_cache_set_error(c, "merging nodes under bucket %llu failed (error %d)",
 				   parent->bucket, ret);
+		hc_cache_set_meta_fail(c);
 		return ret;
 	}
 
@@ -872,6 +891,8 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
+	if (c->meta_failed)
+		return -EIO;
 	for (;;) {
 		ret = hc_btree_leaf_for(c, cur.bdev_id, hc_key_start(&cur),
 					&leaf);
@@ -1071,7 +1092,11 @@ static unsigned long hc_btree_shrink_scan(struct shrinker *s,
 
 	if (!down_write_trylock(&c->meta_lock))
 		return SHRINK_STOP;
-	mutex_lock(&c->node_cache_lock);
+	/* Another set may be reading a node, allocating, into reclaim. */
+	if (!mutex_trylock(&c->node_cache_lock)) {
+		up_write(&c->meta_lock);
+		return SHRINK_STOP;
+	}
 	list_for_each_entry_safe(n, tmp, &c->node_lru, lru) {
 		if (freed >= sc->nr_to_scan)
 			break;

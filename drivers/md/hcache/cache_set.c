@@ -39,6 +39,24 @@ void hc_cache_set_error(struct hc_cache_set *c, const char *fmt, ...)
 }
 
 /**
+ * hc_cache_set_meta_fail() - stop writing metadata after a half-done update
+ * @c: the set; meta_lock held for writing
+ *
+ * From then on btree inserts, node writes, refills and journal writes
+ * fail with -EIO, so nothing durable ever names what the failed update
+ * left behind; the set keeps answering lookups from memory until it is
+ * stopped, and its next registration recovers the last state on disk.
+ */
+void hc_cache_set_meta_fail(struct hc_cache_set *c)
+{
+	lockdep_assert_held_write(&c->meta_lock);
+	if (c->meta_failed)
+		return;
+	c->meta_failed = true;
+	hc_cache_set_error(c, "update failed half way; metadata writes stop until re-registration");
+}
+
+/**
  * hc_meta_io() - synchronous metadata I/O on the cache device
  * @c: the set
  * @opf: REQ_OP_READ or REQ_OP_WRITE with flags; PREFLUSH goes with the

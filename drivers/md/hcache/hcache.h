@@ -158,8 +158,9 @@
  * cache set: a key is journalled before anything that needs it durable
  * completes; a bucket's new gen is persisted before the bucket takes new
  * data; a node is written (FUA) before its parent or a journal entry
- * names it, and a bucket freed by a rewrite is reused only after a refill
- * has written a journal entry naming the new root; the table entry is
+ * names it (a rewritten leaf's journal pin passes to its parent until
+ * then), and a bucket freed by a rewrite is reused only after a journal
+ * entry names a root that no longer reaches it; the table entry is
  * durable before a backing superblock names the set. A crash at any point
  * recovers, by the journal replay and the mark pass, to the last flushed
  * state (design.rst has the rules in full).
@@ -314,6 +315,9 @@ struct hc_freelist {
  * @table_bucket: where it is on disk, 0 if never written
  * @leaf_keys: keys in all leaves
  * @errors: metadata I/O errors and corruptions seen
+ * @meta_failed: an update failed half way, so the tree in memory may name
+ *	buckets that were freed: no metadata is written any more, and the
+ *	next registration recovers the last state on disk; @meta_lock
  * @stats: counters for sysfs internal/
  * @debugfs: /sys/kernel/debug/hcache/<set-uuid>/
  */
@@ -365,6 +369,7 @@ struct hc_cache_set {
 
 	u64			leaf_keys;
 	atomic64_t		errors;
+	bool			meta_failed;
 	struct {
 		u64		node_writes;
 		u64		node_rewrites;
@@ -420,6 +425,7 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 	       size_t bytes);
 __printf(2, 3) void hc_cache_set_error(struct hc_cache_set *c,
 				       const char *fmt, ...);
+void hc_cache_set_meta_fail(struct hc_cache_set *c);
 
 /* cache_set_sysfs.c */
 extern const struct kobj_type hc_cache_set_ktype;

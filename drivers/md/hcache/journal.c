@@ -230,6 +230,8 @@ static int hc_journal_replay_key(struct hc_cache_set *c, struct hc_key *key,
 	return hc_btree_insert(c, key, seq);
 }
 
+static u64 hc_journal_last_seq(struct hc_cache_set *c);
+
 /* Read and decode replay entry @e into @buf. */
 static int hc_journal_read_entry(struct hc_cache_set *c,
 				 const struct hc_jentry *e, struct hc_key *buf,
@@ -293,7 +295,9 @@ static int hc_journal_pin_buckets(struct hc_cache_set *c, struct hc_key *buf,
  * Entries last_seq to newest, in order. Inserts may split nodes, so
  * allocate buckets: every bucket a key still to be replayed points into
  * is pinned first, so that no allocation reuses it because the tree does
- * not know of its data yet. May sleep.
+ * not know of its data yet; and the entry being replayed holds back the
+ * last_seq of any entry a refill writes meanwhile (hc_journal.replay_seq),
+ * so a crash then still replays it. May sleep.
  *
  * Return: 0, an I/O error, or -EUCLEAN (logged).
  */
@@ -315,11 +319,13 @@ int hc_journal_replay(struct hc_cache_set *c)
 		const struct hc_jentry *e = &j->replay[i];
 
 		nr = 0;
+		j->replay_seq = e->seq;
 		ret = hc_journal_read_entry(c, e, buf, &nr);
 		for (k = 0; k < nr && !ret; k++)
 			ret = hc_journal_replay_key(c, &buf[k], e->seq);
 		keys += nr;
 	}
+	j->replay_seq = 0;
 	hc_journal_pin_buckets(c, buf, false);
 	if (!ret)
 		pr_info("%pg: journal replayed: entries %llu to %llu, %zu keys\n",
@@ -341,9 +347,13 @@ static bool hc_journal_bucket_free(struct hc_journal *j, unsigned int r,
 /* The last_seq an entry written now would carry. */
 static u64 hc_journal_last_seq(struct hc_cache_set *c)
 {
-	u64 pin = hc_btree_oldest_pin(c);
+	u64 pin = hc_btree_oldest_pin(c), last = c->journal.seq;
 
-	return pin ? min(pin, c->journal.seq) : c->journal.seq;
+	if (pin)
+		last = min(last, pin);
+	if (c->journal.replay_seq)
+		last = min(last, c->journal.replay_seq);
+	return last;
 }
 
 /**
@@ -372,6 +382,8 @@ int hc_journal_write(struct hc_cache_set *c)
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
+	if (c->meta_failed)
+		return -EIO;
 	ret = hc_jset_encode(&info, j->keys, j->nr, c->set_magic, j->buf,
 			     j->entry_max, &bytes);
 	if (WARN_ON_ONCE(ret))
@@ -381,7 +393,9 @@ int hc_journal_write(struct hc_cache_set *c)
 	if (j->offset + padded > bucket_bytes) {
 		unsigned int next = (j->cur + 1) % c->geom.journal_buckets;
 
-		if (!hc_journal_bucket_free(j, next, info.last_seq)) {
+		/* The newest entry on disk still asks for j->last_seq. */
+		if (!hc_journal_bucket_free(j, next,
+					    min(j->last_seq, info.last_seq))) {
 			hc_cache_set_error(c, "journal full: ring bucket %u holds %llu >= %llu",
 					   next, j->bucket_seq[next],
 					   info.last_seq);
@@ -441,7 +455,7 @@ int hc_journal_make_room(struct hc_cache_set *c)
 	if (c->in_refill)
 		return 0;
 	last_seq = hc_journal_last_seq(c);
-	if (hc_journal_free_buckets(c, last_seq) >= 3 &&
+	if (hc_journal_free_buckets(c, min(c->journal.last_seq, last_seq)) >= 3 &&
 	    c->journal.seq - last_seq < HC_JOURNAL_MAX_WINDOW)
 		return 0;
 	c->journal.reclaims++;

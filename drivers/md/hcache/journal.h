@@ -46,6 +46,8 @@ struct hc_jentry {
  * @replay: entries found by hc_journal_read(), by seq; freed by the replay
  * @replay_nr: how many
  * @replay_first: index of the first to replay (the newest's last_seq)
+ * @replay_seq: while replaying, the entry being replayed: no entry written
+ *	meanwhile (a refill's) may say the ones from it on are not needed
  */
 struct hc_journal {
 	u64			seq;
@@ -66,6 +68,7 @@ struct hc_journal {
 	struct hc_jentry	*replay;
 	size_t			replay_nr;
 	size_t			replay_first;
+	u64			replay_seq;
 };
 
 /* journal.c; each function is documented at its definition. */

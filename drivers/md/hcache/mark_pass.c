@@ -149,7 +149,8 @@ int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,
 	ret = hc_btree_walk(c, hc_mark_node, hc_mark_key, &x);
 	if (ret)
 		return ret;
-	c->leaf_keys = x.leaf_keys;
+	if (before_replay)
+		c->leaf_keys = x.leaf_keys;	/* meta_lock held for writing */
 	return x.nerr ? -EUCLEAN : 0;
 }
 
