@@ -19,7 +19,7 @@ show=$(hc_tool hcache-super-show)
 dbg=/sys/kernel/debug/hcache
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
-cdev=$(hc_nullb cache 256)
+cdev=$(hc_nullb cache 256 discard=1)
 bdev=$(hc_nullb back 64)
 "$mk" -C "$cdev" >/dev/null
 "$mk" -B "$bdev" >/dev/null
@@ -45,6 +45,8 @@ csys=/sys/class/block/$cname/hcache
 grep -q '^\[lru\] fifo random$' "$csys/cache_replacement_policy" ||
 	hc_fail "policy: $(cat "$csys/cache_replacement_policy")"
 hc_write "$csys/cache_replacement_policy" fifo
+hc_write "$csys/discard" 1
+discards=$(awk '{ print $12 }' "/sys/class/block/$cname/stat")
 hc_write_fails "Invalid argument" "$csys/cache_replacement_policy" oldest
 hc_write_fails "Numerical result out of range" "$set/journal_delay_ms" 0
 [ "$(cat $dbg/$set_uuid/check)" = ok ] || hc_fail "check: $(cat $dbg/$set_uuid/check)"
@@ -84,6 +86,9 @@ n=100000
 start=$(date +%s)
 hc_write "$dbg/$set_uuid/fill" "2 0 $n 8"
 hc_log "filled $n keys in $(( $(date +%s) - start )) s; depth $(cat $set/tree_depth), splits $(cat $set/internal/btree_node_splits)"
+now=$(awk '{ print $12 }' "/sys/class/block/$cname/stat")
+[ "$now" -gt "$discards" ] || hc_fail "discard on, yet no bucket was discarded"
+hc_log "$((now - discards)) buckets discarded before reuse"
 # Overlaps on another id: cut fronts and backs, split middles, drop keys.
 hc_write "$dbg/$set_uuid/fill" "3 0 2000 8"
 hc_write "$dbg/$set_uuid/fill" "3 4 1000 8 16"
@@ -132,6 +137,7 @@ hc_wait test -b /dev/hcache1
 	hc_fail "second device's id after re-registration"
 grep -q '^lru \[fifo\] random$' "$csys/cache_replacement_policy" ||
 	hc_fail "policy not persisted: $(cat "$csys/cache_replacement_policy")"
+[ "$(cat "$csys/discard")" = 1 ] || hc_fail "discard not persisted"
 cat "$dbg/$set_uuid/keys" >/tmp/keys.after
 cmp -s /tmp/keys.before /tmp/keys.after ||
 	hc_fail "keys differ after stop and register: $(diff /tmp/keys.before /tmp/keys.after | head -5)"
