@@ -24,8 +24,15 @@ hc_load() {
 	[ -d /sys/fs/hcache ] || hc_fail "/sys/fs/hcache missing after insmod"
 }
 
+# A stop asked for through sysfs runs in a work item that drops its module
+# reference last, just after the device's directory goes: retry a little.
 hc_unload() {
-	rmmod hcache || hc_fail "rmmod hcache failed"
+	local i
+	for i in $(seq 50); do
+		rmmod hcache 2>/dev/null && break
+		sleep 0.1
+	done
+	[ ! -e /sys/module/hcache ] || rmmod hcache || hc_fail "rmmod hcache failed"
 	[ ! -e /sys/fs/hcache ] || hc_fail "/sys/fs/hcache still there after rmmod"
 }
 

@@ -133,5 +133,6 @@ mkfs.ext4 -q -L hcroot -d $rootfs /dev/hcache0 || hc_fail "mkfs.ext4 on /dev/hca
 # Stopping the set stops its backing device: both are left attached.
 hc_write "/sys/fs/hcache/$set_uuid/stop" 1
 hc_wait test ! -e /dev/hcache0
+hc_wait test ! -e "/sys/fs/hcache/$set_uuid"
 hc_unload
 hc_log "disks root and cache: an attached backing device holding an ext4 root with /sbin/init, and its cache set"
