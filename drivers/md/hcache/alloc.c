@@ -620,11 +620,7 @@ void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k)
 	b = &c->buckets[hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr))];
 	ptr_gen = hc_ptr_gen(k->ptr);
 	b->m.ptrs++;
-	if (!b->m.has_ptr ||
-	    hc_gen_distance(b->gen, ptr_gen) >
-	    hc_gen_distance(b->gen, b->m.oldest_gen))
-		b->m.oldest_gen = ptr_gen;
-	b->m.has_ptr = 1;
+	hc_mark_note_gen(&b->m, b->gen, ptr_gen);
 	if (hc_ptr_stale(b->gen, ptr_gen))
 		return;
 	if (WARN_ON_ONCE(b->m.type != HC_BUCKET_DATA &&

@@ -25,20 +25,10 @@ static const char * const hc_mode_names[] = {
 	[HC_MODE_NONE]		= "none",
 };
 
-/*
- * Stores that start, stop or look at the disk take hc_register_lock. A
- * stop holds it while removing this directory, which waits for the stores
- * in progress, so those only try the lock and have the write restarted.
- */
+/* hc_register_lock if @b is still registered (hc_register_lock_listed()). */
 static int hc_backing_lock_registered(struct hc_backing *b)
 {
-	if (!mutex_trylock(&hc_register_lock))
-		return restart_syscall();
-	if (list_empty(&b->list)) {
-		mutex_unlock(&hc_register_lock);
-		return -ENODEV;
-	}
-	return 0;
+	return hc_register_lock_listed(&b->list);
 }
 
 /**

@@ -225,15 +225,10 @@ static int hc_cache_sb_update(struct hc_cache_set *c)
 	return hc_sb_write(c->bdev, &c->sb, c->sb_buf);
 }
 
+/* hc_register_lock if @c is still registered (hc_register_lock_listed()). */
 static int hc_cache_lock_registered(struct hc_cache_set *c)
 {
-	if (!mutex_trylock(&hc_register_lock))
-		return restart_syscall();
-	if (list_empty(&c->list)) {
-		mutex_unlock(&hc_register_lock);
-		return -ENODEV;
-	}
-	return 0;
+	return hc_register_lock_listed(&c->list);
 }
 
 static ssize_t cache_replacement_policy_store(struct hc_cache_set *c,

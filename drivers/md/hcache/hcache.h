@@ -390,6 +390,7 @@ extern struct workqueue_struct *hc_wq;
 /* register.c */
 extern struct mutex hc_register_lock;
 void hc_cache_set_attach_pending(struct hc_cache_set *c);
+int hc_register_lock_listed(const struct list_head *entry);
 int hc_register_init(void);
 void hc_register_exit(void);
 

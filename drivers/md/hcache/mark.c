@@ -57,11 +57,7 @@ static const char *hc_mark_gen(struct hc_bucket_mark *m, u8 bucket_gen,
 		return "pointer gen ahead of its bucket's gen";
 	if (hc_gen_distance(bucket_gen, ptr_gen) > HC_GEN_MAX_DISTANCE)
 		return "bucket gen too far ahead of a pointer into it";
-	if (!m->has_ptr ||
-	    hc_gen_distance(bucket_gen, ptr_gen) >
-	    hc_gen_distance(bucket_gen, m->oldest_gen))
-		m->oldest_gen = ptr_gen;
-	m->has_ptr = 1;
+	hc_mark_note_gen(m, bucket_gen, ptr_gen);
 	return NULL;
 }
 

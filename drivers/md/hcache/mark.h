@@ -102,6 +102,24 @@ static inline u8 hc_bucket_fixed_type(const struct hc_geom *g, u64 bucket)
 	return HC_BUCKET_FREE;
 }
 
+/**
+ * hc_mark_note_gen() - a pointer, live or stale, points into a bucket
+ * @m: the bucket's mark
+ * @bucket_gen: the bucket's gen
+ * @ptr_gen: the pointer's gen
+ *
+ * Keeps @m->oldest_gen the gen furthest behind @bucket_gen.
+ */
+static inline void hc_mark_note_gen(struct hc_bucket_mark *m, u8 bucket_gen,
+				    u8 ptr_gen)
+{
+	if (!m->has_ptr ||
+	    hc_gen_distance(bucket_gen, ptr_gen) >
+	    hc_gen_distance(bucket_gen, m->oldest_gen))
+		m->oldest_gen = ptr_gen;
+	m->has_ptr = 1;
+}
+
 /* mark.c; each function is documented at its definition. */
 const char *hc_bucket_type_name(unsigned int type);
 void hc_mark_reset(const struct hc_geom *g, struct hc_bucket_mark *m,

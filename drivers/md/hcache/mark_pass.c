@@ -84,13 +84,12 @@ static int hc_mark_key(void *priv, struct hc_btree_node *n,
 		 * and the node on disk does not know yet: stale, counted as
 		 * the tree holds it, and gone once the replay is done.
 		 */
-		u64 offset = hc_ptr_offset(k->ptr);
-		struct hc_bucket_mark *bm =
-			&x->m[hc_sector_to_bucket(&x->c->geom, offset)];
+		u64 b = hc_sector_to_bucket(&x->c->geom,
+					    hc_ptr_offset(k->ptr));
 
-		bm->ptrs++;
-		bm->has_ptr = 1;
-		bm->oldest_gen = hc_ptr_gen(k->ptr);
+		x->m[b].ptrs++;
+		hc_mark_note_gen(&x->m[b], x->c->buckets[b].gen,
+				 hc_ptr_gen(k->ptr));
 		return 0;
 	}
 	if (why)

@@ -22,6 +22,29 @@ static LIST_HEAD(hc_backings);
 /* Set by the reboot notifier: nothing registers after it; hc_register_lock. */
 static bool hc_shutting_down;
 
+/**
+ * hc_register_lock_listed() - take hc_register_lock for a sysfs store
+ * @entry: the device's node on hc_backings or hc_cache_sets
+ *
+ * Stores that start, stop or look at a device take hc_register_lock. A
+ * stop holds it while removing the device's sysfs directory, which waits
+ * for the stores in progress, so those only try the lock and have the
+ * write restarted.
+ *
+ * Return: 0 with the lock held; restart_syscall()'s error if the lock is
+ * busy; -ENODEV (lock not held) if the device was unregistered meanwhile.
+ */
+int hc_register_lock_listed(const struct list_head *entry)
+{
+	if (!mutex_trylock(&hc_register_lock))
+		return restart_syscall();
+	if (list_empty(entry)) {
+		mutex_unlock(&hc_register_lock);
+		return -ENODEV;
+	}
+	return 0;
+}
+
 static bool hc_is_registered(dev_t devt)
 {
 	struct hc_cache_set *c;
