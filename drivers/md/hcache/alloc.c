@@ -139,7 +139,7 @@ static bool hc_bucket_empty(struct hc_cache_set *c, u64 i)
 	const struct hc_bucket *b = &c->buckets[i];
 
 	return b->m.type == HC_BUCKET_FREE && !b->on_freelist &&
-	       !b->replay_pin && !b->m.clean && !b->m.dirty &&
+	       !b->replay_pin && !b->io_pin && !b->m.clean && !b->m.dirty &&
 	       i != c->open_bucket;
 }
 
@@ -148,7 +148,7 @@ static bool hc_bucket_evictable(struct hc_cache_set *c, u64 i)
 	const struct hc_bucket *b = &c->buckets[i];
 
 	return b->m.type == HC_BUCKET_DATA && !b->m.dirty && !b->on_freelist &&
-	       !b->replay_pin && i != c->open_bucket;
+	       !b->replay_pin && !b->io_pin && i != c->open_bucket;
 }
 
 struct hc_prio_candidate {
@@ -372,7 +372,8 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	for (k = 0; k < n; k++) {
 		struct hc_bucket *b = &c->buckets[cand[k]];
 
-		b->gen++;
+		/* Reads in flight from it check the gen when they complete. */
+		WRITE_ONCE(b->gen, b->gen + 1);
 		b->m.clean = 0;
 		b->m.type = HC_BUCKET_FREE;
 		b->on_freelist = 1;	/* not chosen again meanwhile */
@@ -427,6 +428,7 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 out:
 	c->in_refill = false;
 	kvfree(cand);
+	hc_avail_update(c);
 	return ret;
 }
 
@@ -529,6 +531,85 @@ int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset)
 	*offset = hc_bucket_to_sector(g, c->open_bucket) + c->open_used;
 	c->open_used += sectors;
 	return 0;
+}
+
+/**
+ * hc_data_alloc_io() - space on the cache device for a write in flight
+ * @c: the set; meta_lock held for writing
+ * @want: sectors wanted, a multiple of @align
+ * @align: sectors of the smallest piece worth having (the block size)
+ * @whole: all of @want or nothing: a bucket's worth at most
+ * @gen: receives the gen the key's pointer must carry
+ * @offset: receives the cache sector
+ * @got: receives how many sectors were handed out, at most @want
+ *
+ * Like hc_data_alloc(), but hands out what is left of the open bucket
+ * rather than waste it, so @got may be less than @want (unless @whole);
+ * the caller splits its I/O there. The bucket is pinned (hc_bucket_unpin()) so that no
+ * refill takes it while the data is written and before its key is in the
+ * tree. May sleep.
+ *
+ * Return: 0, or hc_bucket_alloc()'s error.
+ */
+int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
+		     u8 *gen, u64 *offset, u32 *got)
+{
+	const struct hc_geom *g = &c->geom;
+	u32 room = c->open_bucket ? g->bucket_sectors - c->open_used : 0;
+	u64 bucket;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (!want || !align || want % align ||
+	    (whole && want > g->bucket_sectors))
+		return -EINVAL;
+	if (room < align || (whole && room < want)) {
+		ret = hc_bucket_alloc(c, HC_RESERVE_DATA, HC_BUCKET_DATA,
+				      &bucket);
+		if (ret)
+			return ret;
+		c->open_bucket = bucket;
+		c->open_used = 0;
+		room = g->bucket_sectors;
+	}
+	*got = min(want, room - room % align);
+	*gen = c->buckets[c->open_bucket].gen;
+	*offset = hc_bucket_to_sector(g, c->open_bucket) + c->open_used;
+	c->open_used += *got;
+	c->buckets[c->open_bucket].io_pin++;
+	return 0;
+}
+
+/**
+ * hc_bucket_unpin() - a write into a bucket is done (hc_data_alloc_io())
+ * @c: the set; meta_lock held for writing
+ * @offset: the cache sector hc_data_alloc_io() handed out
+ */
+void hc_bucket_unpin(struct hc_cache_set *c, u64 offset)
+{
+	struct hc_bucket *b = &c->buckets[hc_sector_to_bucket(&c->geom,
+							       offset)];
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (!WARN_ON_ONCE(!b->io_pin))
+		b->io_pin--;
+}
+
+/**
+ * hc_bucket_touch() - a read hit a bucket: the lru policy keeps it longer
+ * @c: the set; meta_lock held, for reading at least
+ * @offset: a cache sector in the bucket
+ *
+ * Racing refills may age the priority at the same time; either value is
+ * fine for a replacement heuristic.
+ */
+void hc_bucket_touch(struct hc_cache_set *c, u64 offset)
+{
+	struct hc_bucket *b = &c->buckets[hc_sector_to_bucket(&c->geom,
+							       offset)];
+
+	if (READ_ONCE(b->prio) != HC_PRIO_MAX)
+		WRITE_ONCE(b->prio, HC_PRIO_MAX);
 }
 
 /**
@@ -677,6 +758,22 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 	} else {
 		*count -= end - start;
 	}
+}
+
+/**
+ * hc_avail_update() - recount what the bypass decisions look at
+ * @c: the set; meta_lock held for writing
+ *
+ * Called after each refill and at registration, so that the I/O path
+ * reads one word instead of counting buckets per I/O.
+ */
+void hc_avail_update(struct hc_cache_set *c)
+{
+	u64 usable = c->geom.nbuckets - c->geom.first_bucket -
+		     c->geom.journal_buckets;
+
+	WRITE_ONCE(c->avail_percent,
+		   usable ? div64_u64(hc_buckets_available(c) * 100, usable) : 0);
 }
 
 /**

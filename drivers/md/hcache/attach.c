@@ -116,6 +116,7 @@ void hc_backing_unlink(struct hc_backing *b)
 	char name[16];
 
 	lockdep_assert_held(&hc_register_lock);
+	hc_request_detach(b);
 	snprintf(name, sizeof(name), "bdev%u", b->id);
 	sysfs_remove_link(&b->set->kobj, name);
 	sysfs_remove_link(&b->kobj, "cache_set");
@@ -208,6 +209,7 @@ int hc_backing_attach(struct hc_backing *b, struct hc_cache_set *c)
 	b->id = id;
 	list_add_tail(&b->set_node, &c->backings);
 	hc_attach_links(b, c);
+	hc_request_attach(b);
 	pr_info("%pg: attached to cache set %pU as id %u%s\n", b->bdev,
 		c->sb.set_uuid, id, new_id ? " (new id)" : "");
 	if (b->disk)
@@ -230,26 +232,35 @@ int hc_backing_detach(struct hc_backing *b)
 {
 	struct hc_cache_set *c = b->set;
 	u32 id = b->id;
+	struct hc_sb old;
 	int ret;
 
 	lockdep_assert_held(&hc_register_lock);
 	if (!c)
 		return -ENOENT;
+	/* No write in flight may make it dirty once it is found clean. */
+	hc_request_detach(b);
 	mutex_lock(&b->sb_lock);
 	if (b->sb.backing.state == HC_STATE_DIRTY) {
 		mutex_unlock(&b->sb_lock);
+		hc_request_attach(b);
 		pr_err("%pg: cannot detach: the cache holds dirty data for it\n",
 		       b->bdev);
 		return -EBUSY;
 	}
+	old = b->sb;
 	memset(b->sb.set_uuid, 0, HC_UUID_SIZE);
 	b->sb.backing.state = HC_STATE_NONE;
 	/* Were the entry to survive a crash, it must not match any more. */
 	b->sb.backing.inval_gen++;
 	ret = hc_backing_sb_write(b);
-	mutex_unlock(&b->sb_lock);
 	if (ret)
+		b->sb = old;
+	mutex_unlock(&b->sb_lock);
+	if (ret) {
+		hc_request_attach(b);
 		return ret;
+	}
 
 	hc_backing_unlink(b);
 	down_write(&c->meta_lock);

@@ -64,6 +64,9 @@ static void hc_backing_submit_bio(struct bio *bio)
 	struct hc_passthrough *pt;
 	struct bio *clone;
 
+	if (hc_request_submit(b, bio))
+		return;
+
 	/* From a mempool: GFP_NOIO always succeeds, eventually. */
 	clone = bio_alloc_clone(b->bdev, bio, GFP_NOIO, &b->bio_set);
 	pt = container_of(clone, struct hc_passthrough, clone);
@@ -123,6 +126,13 @@ struct hc_backing *hc_backing_alloc(void)
 	mutex_init(&b->sb_lock);
 	INIT_WORK(&b->stop_work, hc_backing_stop_work);
 	init_completion(&b->inflight_done);
+	init_waitqueue_head(&b->io_wait);
+	spin_lock_init(&b->track_lock);
+	INIT_LIST_HEAD(&b->track_list);
+	spin_lock_init(&b->seq_lock);
+	hc_seq_init(&b->seq);
+	b->sequential_cutoff = HC_SEQ_CUTOFF_DEFAULT;
+	b->admit = HC_ADMIT_FIRST_ACCESS;
 	b->minor_index = -1;
 	kobject_init(&b->kobj, &hc_backing_ktype);
 	return b;
@@ -205,6 +215,9 @@ static int hc_backing_add_disk(struct hc_backing *b)
 			      GFP_KERNEL);
 	if (ret)
 		goto out_bioset;
+	ret = hc_request_init_backing(b);
+	if (ret)
+		goto out_percpu;
 
 	hc_limits_stack_bdev(&lim, b->bdev, b->data_offset);
 	/* Never smaller blocks than the device was formatted for. */
@@ -232,6 +245,7 @@ static int hc_backing_add_disk(struct hc_backing *b)
 		goto out_put_disk;
 	b->disk = disk;
 	b->minor_index = idx;
+	hc_request_attach(b);
 
 	/* Failures below leave a working disk; they only cost convenience. */
 	if (bd_link_disk_holder(b->bdev, disk))
@@ -246,6 +260,8 @@ static int hc_backing_add_disk(struct hc_backing *b)
 out_put_disk:
 	put_disk(disk);
 out_ref:
+	hc_request_exit_backing(b);
+out_percpu:
 	percpu_ref_exit(&b->inflight);
 out_bioset:
 	bioset_exit(&b->bio_set);
@@ -324,10 +340,12 @@ static void hc_backing_del_disk(struct hc_backing *b)
 	bd_unlink_disk_holder(b->bdev, disk);
 	del_gendisk(disk);
 	/* No new bio can reach us now; wait for those in flight. */
+	hc_request_detach(b);
 	percpu_ref_kill(&b->inflight);
 	wait_for_completion(&b->inflight_done);
 	percpu_ref_exit(&b->inflight);
 	put_disk(disk);
+	hc_request_exit_backing(b);
 	bioset_exit(&b->bio_set);
 	ida_free(&hc_backing_ida, b->minor_index);
 	b->disk = NULL;
@@ -355,6 +373,7 @@ void hc_backing_stop(struct hc_backing *b)
 	if (b->set)
 		hc_backing_unlink(b);
 	list_del_init(&b->list);
+	hc_stats_exit(&b->stats);
 	kobject_del(&b->kobj);
 	hc_bdev_close(&b->handle);
 	b->bdev = NULL;

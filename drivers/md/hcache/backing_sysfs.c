@@ -131,6 +131,62 @@ static ssize_t cache_mode_store(struct hc_backing *b, const char *buf,
 	return ret ? ret : len;
 }
 
+static ssize_t sequential_cutoff_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(b->sequential_cutoff));
+}
+
+static ssize_t sequential_cutoff_store(struct hc_backing *b, const char *buf,
+				       size_t len)
+{
+	u64 bytes;
+	int ret = hc_size_parse(buf, &bytes);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(b->sequential_cutoff, bytes);
+	return len;
+}
+
+static ssize_t admission_policy_show(struct hc_backing *b, char *buf)
+{
+	unsigned int cur = READ_ONCE(b->admit);
+	ssize_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < HC_ADMIT_NR; i++)
+		n += sysfs_emit_at(buf, n, i == cur ? "[%s] " : "%s ",
+				   hc_admit_policies[i].name);
+	buf[n - 1] = '\n';
+	return n;
+}
+
+static ssize_t admission_policy_store(struct hc_backing *b, const char *buf,
+				      size_t len)
+{
+	char name[32];
+	int i;
+
+	if (strscpy(name, buf, sizeof(name)) < 0)
+		return -EINVAL;
+	i = hc_admit_policy_find(strim(name));
+	if (i < 0)
+		return i;
+	WRITE_ONCE(b->admit, i);
+	return len;
+}
+
+static ssize_t clear_stats_store(struct hc_backing *b, const char *buf,
+				 size_t len)
+{
+	bool v;
+
+	if (kstrtobool(buf, &v) || !v)
+		return -EINVAL;
+	hc_stats_clear(&b->stats);
+	return len;
+}
+
 static ssize_t running_show(struct hc_backing *b, char *buf)
 {
 	return sysfs_emit(buf, "%d\n", READ_ONCE(b->disk) ? 1 : 0);
@@ -237,6 +293,9 @@ HC_ATTR_RO(state);
 HC_ATTR_RW(label);
 HC_ATTR_RW(cache_mode);
 HC_ATTR_RW(running);
+HC_ATTR_RW(sequential_cutoff);
+HC_ATTR_RW(admission_policy);
+HC_ATTR_WO(clear_stats);
 HC_ATTR_WO(stop);
 HC_ATTR_WO(attach);
 HC_ATTR_WO(detach);
@@ -250,6 +309,9 @@ static struct attribute *hc_backing_attrs[] = {
 	&hc_attr_label.attr,
 	&hc_attr_cache_mode.attr,
 	&hc_attr_running.attr,
+	&hc_attr_sequential_cutoff.attr,
+	&hc_attr_admission_policy.attr,
+	&hc_attr_clear_stats.attr,
 	&hc_attr_stop.attr,
 	&hc_attr_attach.attr,
 	&hc_attr_detach.attr,

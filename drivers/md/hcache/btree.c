@@ -1017,6 +1017,51 @@ int hc_btree_find(struct hc_cache_set *c, u32 bdev, u64 sector,
 	return 0;
 }
 
+/**
+ * hc_btree_lookup() - what the cache holds at a sector, or how far it does not
+ * @c: the set; meta_lock held, for reading at least
+ * @bdev: backing device id
+ * @sector: backing sector
+ * @limit: the caller looks no further than this sector
+ * @out: receives the key covering @sector, if one does
+ * @gap_end: if none does, receives where the uncached run starting at
+ *	@sector ends: the start of the next key, the leaf's end (the next
+ *	leaf is not looked at), or @limit, whichever comes first
+ *
+ * Return: 0 if a key covers @sector; -ENOENT if none does; or the error
+ * reading a node.
+ */
+int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
+		    struct hc_key *out, u64 *gap_end)
+{
+	struct hc_btree_node *n = c->root;
+	const struct hc_key *k;
+	size_t idx;
+	int ret;
+
+	lockdep_assert_held(&c->meta_lock);
+	while (n->level) {
+		idx = hc_bset_lookup(&n->keys, bdev, sector);
+		if (idx >= n->keys.nr)
+			return -EUCLEAN;
+		ret = hc_node_get(c, n, idx, &n);
+		if (ret)
+			return ret;
+	}
+	idx = hc_bset_lookup(&n->keys, bdev, sector);
+	k = idx < n->keys.nr ? &n->keys.keys[idx] : NULL;
+	if (k && k->bdev_id == bdev && hc_key_start(k) <= sector) {
+		*out = *k;
+		return 0;
+	}
+	if (k && k->bdev_id == bdev)
+		limit = min(limit, hc_key_start(k));
+	if (n->max.bdev == bdev)
+		limit = min(limit, n->max.end);
+	*gap_end = limit;
+	return -ENOENT;
+}
+
 typedef int (*hc_walk_node_fn)(void *priv, struct hc_btree_node *n);
 typedef int (*hc_walk_key_fn)(void *priv, struct hc_btree_node *n,
 			      const struct hc_key *k);

@@ -361,6 +361,8 @@ int hc_cache_register(const char *path, dev_t devt)
 
 	down_write(&c->meta_lock);
 	ret = hc_cache_set_load(c, &fresh);
+	if (!ret)
+		hc_avail_update(c);
 	up_write(&c->meta_lock);
 	if (ret) {
 		pr_err("%pg: cannot register cache set %pU: error %d\n",
@@ -388,6 +390,9 @@ int hc_cache_register(const char *path, dev_t devt)
 	ret = kobject_add(&c->cache_kobj, bdev_kobj(c->bdev), "hcache");
 	if (ret)
 		goto out_del_internal;
+	ret = hc_stats_init(&c->io_stats, &c->kobj);
+	if (ret)
+		goto out_del_cache;
 	ret = hc_btree_shrinker_init(c);
 	if (ret)
 		goto out_del_cache;
@@ -404,6 +409,7 @@ int hc_cache_register(const char *path, dev_t devt)
 	return 0;
 
 out_del_cache:
+	hc_stats_exit(&c->io_stats);
 	kobject_del(&c->cache_kobj);
 out_del_internal:
 	kobject_put(&c->cache_kobj);
@@ -463,6 +469,7 @@ void hc_cache_set_stop(struct hc_cache_set *c, bool detach)
 
 	hc_btree_shrinker_exit(c);
 	list_del_init(&c->list);
+	hc_stats_exit(&c->io_stats);
 	kobject_del(&c->cache_kobj);
 	kobject_put(&c->cache_kobj);
 	kobject_del(&c->internal);

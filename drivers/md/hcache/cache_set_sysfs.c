@@ -104,6 +104,17 @@ static ssize_t stop_store(struct hc_cache_set *c, const char *buf, size_t len)
 	return len;
 }
 
+static ssize_t clear_stats_store(struct hc_cache_set *c, const char *buf,
+				 size_t len)
+{
+	bool v;
+
+	if (kstrtobool(buf, &v) || !v)
+		return -EINVAL;
+	hc_stats_clear(&c->io_stats);
+	return len;
+}
+
 static ssize_t unregister_store(struct hc_cache_set *c, const char *buf,
 				size_t len)
 {
@@ -129,6 +140,7 @@ HC_SET_ATTR_RW(journal_delay_ms);
 HC_SET_ATTR_RO(errors);
 HC_SET_ATTR_WO(stop);
 HC_SET_ATTR_WO(unregister);
+HC_SET_ATTR_WO(clear_stats);
 
 static struct attribute *hc_cache_set_attrs[] = {
 	&hc_set_attr_bucket_size.attr,
@@ -142,6 +154,7 @@ static struct attribute *hc_cache_set_attrs[] = {
 	&hc_set_attr_errors.attr,
 	&hc_set_attr_stop.attr,
 	&hc_set_attr_unregister.attr,
+	&hc_set_attr_clear_stats.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(hc_cache_set);

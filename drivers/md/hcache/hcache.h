@@ -100,9 +100,29 @@
  * as make-hcache leaves it) and whose journal is empty is new; a used one
  * without a valid journal entry is refused, never silently emptied.
  *
- * THE I/O PATH (passthrough)
+ * THE I/O PATH (request.c, bypass.c, stats.c)
  *
- * Until a cache set exists, /dev/hcacheN is the backing device shifted by
+ * While a running backing device is attached, b->io_cache names its set
+ * (RCU) and every bio becomes a request run on hc_io_wq. Reads are cut
+ * into fragments at key boundaries: cached ones read the cache and
+ * re-check their bucket's gen on completion (looked up again if it was
+ * reused meanwhile; a failed read of clean data goes to the backing
+ * device); gaps read the backing device and, unless bypassed, are
+ * promoted: copied, written to the cache, inserted clean. Writes by
+ * cache_mode: writethrough (both devices, clean key), writeback (cache
+ * only, dirty key, the backing superblock marked dirty first), writearound
+ * and none (whiteout over the range, then the backing device); bypass
+ * (sequential_cutoff, a nearly full cache, the mode) writes as
+ * writearound. PREFLUSH writes the journal and flushes the backing
+ * device; FUA writes the journal before completing. Each backing device
+ * tracks its reads and writes in flight so that a write collides the
+ * promotions it overlaps: an older miss is never cached over a newer
+ * write. Hits, misses and bypasses are counted per device and per set
+ * over four windows. Detach and stop unpublish io_cache, wait an RCU
+ * grace period, then wait for every request and promotion (io_active).
+ * A set whose metadata failed (meta_failed) passes I/O straight through.
+ *
+ * Until a cache set is attached, /dev/hcacheN is the backing device shifted by
  * the superblock's data offset. Each bio is cloned from b->bio_set (a
  * mempool-backed bio set, so the path makes progress under memory pressure
  * and swap on /dev/hcacheN cannot deadlock), remapped and submitted; the
@@ -142,12 +162,15 @@
  *
  * meta_lock is taken for reading by lookups and walks, for writing by
  * every change. One lock for all metadata keeps the crash-ordering rules
- * simple to check; per-node locks (design.rst) come when the I/O path
- * (issue #6) shows contention on it.
+ * simple to check; per-node locks (design.rst) come when measurements
+ * show contention on it.
  *
  * No lock is taken in the passthrough I/O path: a running device's data
  * offset and bdev never change, and the disk is removed before the device
- * is freed.
+ * is freed. The cached path takes meta_lock for reading per lookup and for
+ * writing per allocation and insert, and never holds it across data I/O;
+ * hc_backing.track_lock and seq_lock are spinlocks taken with nothing
+ * nested inside (track_lock also from bio completion).
  *
  * CRASH CONSISTENCY
  *
@@ -177,6 +200,7 @@
 #include <linux/completion.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
+#include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/seq_buf.h>
@@ -186,10 +210,12 @@
 
 #include "bdev_table.h"
 #include "btree.h"
+#include "bypass.h"
 #include "compat.h"
 #include "journal.h"
 #include "mark.h"
 #include "sb.h"
+#include "stats.h"
 
 /* Minors per /dev/hcacheN: the whole disk and 15 partitions. */
 #define HC_MINORS		16
@@ -213,6 +239,19 @@
  * @set: the cache set it is attached to, or NULL; hc_register_lock
  * @id: its id in @set's table of backing devices, 0 if not attached
  * @set_node: on @set's list of backing devices; hc_register_lock
+ * @io_cache: @set while the I/O path caches (attached and running), else
+ *	NULL; published under hc_register_lock, read under RCU (request.c)
+ * @io_active: requests and promotions using @io_cache
+ * @io_wait: hc_request_detach() waits here for @io_active to drain
+ * @clone_set: clones of bios for the cached I/O path
+ * @req_pool: struct hc_request reserve
+ * @track_lock: protects @track_list
+ * @track_list: reads and writes in flight (request.c's struct hc_track)
+ * @seq_lock: protects @seq
+ * @seq: recent sequential streams
+ * @sequential_cutoff: bytes; runs this long bypass the cache; 0: off
+ * @admit: the admission policy for read misses, an hc_admit_policies index
+ * @stats: stats_total/ and the other windows
  */
 struct hc_backing {
 	struct list_head	list;
@@ -236,6 +275,19 @@ struct hc_backing {
 	struct hc_cache_set	*set;
 	u32			id;
 	struct list_head	set_node;
+
+	struct hc_cache_set __rcu *io_cache;
+	atomic_t		io_active;
+	wait_queue_head_t	io_wait;
+	struct bio_set		clone_set;
+	mempool_t		*req_pool;
+	spinlock_t		track_lock;	/* protects track_list */
+	struct list_head	track_list;
+	spinlock_t		seq_lock;	/* protects seq */
+	struct hc_seq_detect	seq;
+	u64			sequential_cutoff;
+	unsigned int		admit;
+	struct hc_stats		stats;
 };
 
 /* Free lists: each reserve is refilled before the next (alloc.c). */
@@ -282,9 +334,11 @@ struct hc_freelist {
  * Protected by @meta_lock: held for reading by lookups, for writing by
  * every change to the btree, the journal, the buckets and the free lists,
  * and across every metadata write. One lock for all metadata keeps the
- * ordering rules of the design simple to check; the I/O path (issue #6)
- * will add a spinlock for data allocations so writes do not queue behind
- * metadata I/O.
+ * ordering rules of the design simple to check. Data allocations take it
+ * too (hc_data_alloc_io()), so a write can queue behind metadata I/O; a
+ * separate allocation lock is the next step if that shows in profiles.
+ * A bucket's gen is also read without it, by completing reads
+ * (READ_ONCE; refills bump it with WRITE_ONCE).
  *
  * @meta_lock: see above
  * @buckets: one per bucket
@@ -319,6 +373,8 @@ struct hc_freelist {
  *	buckets that were freed: no metadata is written any more, and the
  *	next registration recovers the last state on disk; @meta_lock
  * @stats: counters for sysfs internal/
+ * @avail_percent: hc_avail_update()'s last count, for the I/O path
+ * @io_stats: stats_total/ and the other windows, all backing devices
  * @debugfs: /sys/kernel/debug/hcache/<set-uuid>/
  */
 struct hc_cache_set {
@@ -380,6 +436,8 @@ struct hc_cache_set {
 		u64		buckets_invalidated;
 		u64		gen_limited;
 	} stats;
+	u32			avail_percent;
+	struct hc_stats		io_stats;
 	struct dentry		*debugfs;
 };
 
@@ -405,6 +463,15 @@ void hc_backing_stop_async(struct hc_backing *b);
 void hc_backing_put(struct hc_backing *b);
 void hc_backing_free(struct hc_backing *b);
 const char *hc_backing_state_name(unsigned int state);
+
+/* request.c */
+int hc_request_init(void);
+void hc_request_exit(void);
+int hc_request_init_backing(struct hc_backing *b);
+void hc_request_exit_backing(struct hc_backing *b);
+bool hc_request_submit(struct hc_backing *b, struct bio *bio);
+void hc_request_attach(struct hc_backing *b);
+void hc_request_detach(struct hc_backing *b);
 
 /* backing_sysfs.c */
 extern const struct kobj_type hc_backing_ktype;
@@ -440,6 +507,11 @@ int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
 		    u64 *bucket);
 void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket);
 int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset);
+int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
+		     u8 *gen, u64 *offset, u32 *got);
+void hc_bucket_unpin(struct hc_cache_set *c, u64 offset);
+void hc_bucket_touch(struct hc_cache_set *c, u64 offset);
+void hc_avail_update(struct hc_cache_set *c);
 int hc_prio_write(struct hc_cache_set *c);
 int hc_prio_read(struct hc_cache_set *c, u64 head);
 void hc_prio_get(void *priv, u64 bucket, u8 *gen, u16 *prio);

@@ -56,6 +56,8 @@ struct hc_bucket_mark {
  * @on_freelist: invalidated (gen bumped) and waiting on a free list
  * @replay_pin: holds data of journal keys not replayed yet: not to be
  *	reused, whatever the tree says of it so far
+ * @io_pin: writes of data in flight into it whose keys are not in the
+ *	tree yet: not to be reused (hc_data_alloc_io())
  */
 struct hc_bucket {
 	struct hc_bucket_mark	m;
@@ -63,6 +65,7 @@ struct hc_bucket {
 	u8			gen;
 	u8			on_freelist;
 	u8			replay_pin;
+	u16			io_pin;
 };
 
 /**

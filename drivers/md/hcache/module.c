@@ -22,9 +22,12 @@ static int __init hc_module_init(void)
 	hc_wq = alloc_workqueue("hcache", WQ_MEM_RECLAIM, 0);
 	if (!hc_wq)
 		return -ENOMEM;
-	ret = hc_backing_major_init();
+	ret = hc_request_init();
 	if (ret)
 		goto out_wq;
+	ret = hc_backing_major_init();
+	if (ret)
+		goto out_io;
 	hc_root_kobj = kobject_create_and_add("hcache", fs_kobj);
 	if (!hc_root_kobj) {
 		ret = -ENOMEM;
@@ -42,6 +45,8 @@ out_debugfs:
 	kobject_put(hc_root_kobj);
 out_major:
 	hc_backing_major_exit();
+out_io:
+	hc_request_exit();
 out_wq:
 	destroy_workqueue(hc_wq);
 	pr_err("cannot load: error %d\n", ret);
@@ -57,6 +62,7 @@ static void __exit hc_module_exit(void)
 	hc_root_kobj = NULL;
 	/* Lets stop works that dropped their module reference finish. */
 	destroy_workqueue(hc_wq);
+	hc_request_exit();
 	hc_backing_major_exit();
 	pr_info("unloaded\n");
 }

@@ -193,6 +193,13 @@ static int hc_register(const char *path, bool quiet)
 		       b->bdev, ret);
 		goto out_close;
 	}
+	ret = hc_stats_init(&b->stats, &b->kobj);
+	if (ret) {
+		pr_err("%pg: cannot register: cannot create its statistics (error %d)\n",
+		       b->bdev, ret);
+		kobject_del(&b->kobj);
+		goto out_close;
+	}
 	list_add_tail(&b->list, &hc_backings);
 	__module_get(THIS_MODULE);
 

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bypass.c: which I/O the cache takes in (bypass.h): sequential stream
+ * detection, the bypass decision, the read-miss admission policies and
+ * the size parser of their sysfs tunables. Pure code.
+ */
+
+#include "bypass.h"
+
+/**
+ * hc_seq_init() - forget every stream
+ * @d: the detector of one backing device
+ *
+ * Context: before @d is shared, or with the lock protecting it held.
+ */
+void hc_seq_init(struct hc_seq_detect *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+/**
+ * hc_seq_note() - note an I/O and measure the sequential run it is part of
+ * @d: the detector of the I/O's backing device
+ * @sector: the I/O's first sector on the backing device
+ * @sectors: its length in sectors
+ *
+ * An I/O continues a stream when it starts exactly at the sector the
+ * stream expects next; the stream's run grows by the I/O and now expects
+ * the sector after it. Each stream is kept by its expected sector alone,
+ * not by who issues it, so two readers scanning different ranges in
+ * alternation keep two streams, and HC_SEQ_STREAMS interleaved scans are
+ * all told apart.
+ *
+ * An I/O that continues no stream starts a new one in the least recently
+ * used slot: random I/O churns the slots but each run it measures is one
+ * I/O long (two random I/O rarely abut), so random I/O stays far below
+ * any sensible cutoff. An I/O overlapping a stream's last I/O, or starting
+ * before it, is not a continuation: it starts a run of its own.
+ *
+ * No two streams expect the same sector. An I/O that continues no stream
+ * but ends where one expects to go on (a re-read of a stream's last block,
+ * or a step back) starts no stream: the stream it touches keeps its run,
+ * and repeating such an I/O cannot fill the slots with copies and push out
+ * real streams. When a continued stream catches up with another that
+ * expects the same sector, the continued one is kept and the other freed.
+ *
+ * Not detected: a scan running backwards, or one with gaps; more than
+ * HC_SEQ_STREAMS streams at once lose their oldest. The run is not capped:
+ * a u64 of bytes does not wrap in any device's lifetime.
+ *
+ * Context: caller holds the lock protecting @d; does not sleep.
+ * Return: the run in bytes, this I/O included; 0 for an I/O of no sectors,
+ * which changes nothing.
+ */
+u64 hc_seq_note(struct hc_seq_detect *d, u64 sector, u32 sectors)
+{
+	struct hc_seq_stream *s, *cont = NULL, *same_next = NULL, *lru = NULL;
+	u64 next = sector + sectors;
+	u64 bytes = (u64)sectors << 9;
+
+	if (!sectors)
+		return 0;
+	d->clock++;
+
+	for (s = d->streams; s < d->streams + HC_SEQ_STREAMS; s++) {
+		/* Unused slots (last_use 0) are the first to go. */
+		if (!lru || s->last_use < lru->last_use)
+			lru = s;
+		if (!s->last_use)
+			continue;
+		if (s->next == sector)
+			cont = s;
+		else if (s->next == next)
+			same_next = s;
+	}
+
+	if (cont) {
+		if (same_next)
+			memset(same_next, 0, sizeof(*same_next));
+		cont->next = next;
+		cont->bytes += bytes;
+		cont->last_use = d->clock;
+		return cont->bytes;
+	}
+	if (same_next)
+		return bytes;
+
+	lru->next = next;
+	lru->bytes = bytes;
+	lru->last_use = d->clock;
+	return bytes;
+}
+
+static const char * const hc_bypass_reason_names[HC_BYPASS_NR] = {
+	[HC_BYPASS_NONE]	= "none",
+	[HC_BYPASS_SEQUENTIAL]	= "sequential",
+	[HC_BYPASS_FULL]	= "full",
+	[HC_BYPASS_MODE]	= "mode",
+	[HC_BYPASS_POLICY]	= "policy",
+};
+
+/**
+ * hc_bypass_reason_name() - name of a bypass reason, for sysfs and tracing
+ * @r: the reason
+ *
+ * Return: a constant string; "invalid" for an unknown reason.
+ */
+const char *hc_bypass_reason_name(enum hc_bypass_reason r)
+{
+	return (unsigned int)r < HC_BYPASS_NR ? hc_bypass_reason_names[r] :
+						"invalid";
+}
+
+/**
+ * hc_bypass_decide() - should an I/O bypass the cache, and why
+ * @in: the I/O and the state of its backing device and cache
+ *
+ * The rules, first match wins:
+ *
+ * 1. Mode "none", or a mode this code does not know: every I/O bypasses.
+ *    The administrator asked for no caching (say, to drain the cache
+ *    before detaching); an unknown mode must fail safe, and bypassing is
+ *    always correct where caching might not be.
+ *
+ * 2. Mode "writearound": writes bypass. Writes go to the backing device
+ *    only, so the cache holds only data that was read; reads follow the
+ *    rules below.
+ *
+ * 3. A run of @in->sequential_cutoff bytes or more bypasses, read or
+ *    write (0 turns the rule off). A backup, a copy or a scan reads each
+ *    block once; caching it would flush the hot set for data that will
+ *    not be read again, and the backing device, often a disk, does large
+ *    sequential I/O well anyway. The I/O that crosses the cutoff bypasses
+ *    with the rest of its run; the start of the run is cached, which is
+ *    cheap when the cutoff is small against the cache.
+ *
+ * 4. A write bypasses when fewer than HC_BYPASS_FULL_PERCENT percent of
+ *    buckets are free or clean. Caching a write needs a bucket; when
+ *    nearly every bucket holds dirty data or metadata, buckets come back
+ *    only as writeback cleans dirty data, and writeback itself needs
+ *    buckets for the btree updates that record it. Letting new writes
+ *    take those last buckets could deadlock writeback and every writer
+ *    waiting on it; sending them to the backing device keeps both going.
+ *    Reads do not bypass here: a promotion adds only clean data, which
+ *    the allocator may evict, so it cannot bring the cache closer to that
+ *    state (the I/O path must still not let a promotion wait for a
+ *    bucket).
+ *
+ * Return: HC_BYPASS_NONE to cache the I/O, else why not; never
+ * HC_BYPASS_POLICY, which only the admission policy gives.
+ */
+enum hc_bypass_reason hc_bypass_decide(const struct hc_bypass_in *in)
+{
+	if (in->cache_mode == HC_MODE_NONE || in->cache_mode >= HC_MODE_NR)
+		return HC_BYPASS_MODE;
+	if (in->write && in->cache_mode == HC_MODE_WRITEAROUND)
+		return HC_BYPASS_MODE;
+	if (in->sequential_cutoff && in->seq_bytes >= in->sequential_cutoff)
+		return HC_BYPASS_SEQUENTIAL;
+	if (in->write && in->avail_percent < HC_BYPASS_FULL_PERCENT)
+		return HC_BYPASS_FULL;
+	return HC_BYPASS_NONE;
+}
+
+/*
+ * Promote on first access: every read miss not bypassed is cached. Cheap
+ * and right for a working set that fits; a long scan below the sequential
+ * cutoff (random reads of a big file, say) still pushes out the hot set.
+ */
+static bool hc_admit_first_access(void *state __always_unused,
+				  u32 bdev_id __always_unused,
+				  u64 sector __always_unused,
+				  u32 sectors __always_unused)
+{
+	return true;
+}
+
+/* Every admission policy, by enum hc_admit_policy_id. */
+const struct hc_admit_policy hc_admit_policies[HC_ADMIT_NR] = {
+	[HC_ADMIT_FIRST_ACCESS] = {
+		.name	= "first_access",
+		.admit	= hc_admit_first_access,
+	},
+};
+
+/* @s is @name, or @name and a newline as sysfs writes come. */
+static bool hc_name_eq(const char *name, const char *s)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(s, name, n) &&
+	       (!s[n] || (s[n] == '\n' && !s[n + 1]));
+}
+
+/**
+ * hc_admit_policy_find() - look an admission policy up by name
+ * @name: the name, with or without one trailing newline
+ *
+ * Return: the policy's index in hc_admit_policies[], or -EINVAL if no
+ * policy has that name.
+ */
+int hc_admit_policy_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < HC_ADMIT_NR; i++)
+		if (hc_name_eq(hc_admit_policies[i].name, name))
+			return i;
+	return -EINVAL;
+}
+
+/**
+ * hc_size_parse() - parse a size written to sysfs
+ * @s: decimal digits, then optionally k, m or g (either case: KiB, MiB,
+ *	GiB), then optionally one newline; nothing else, not even spaces
+ * @bytes: where the size goes, in bytes; untouched on error
+ *
+ * Written by hand: the same code runs in the module and in userspace,
+ * where pure.h offers no parser.
+ *
+ * Return: 0; -EINVAL if @s is empty, signed or has anything else in it;
+ * -ERANGE if it is well formed but does not fit in 64 bits.
+ */
+int hc_size_parse(const char *s, u64 *bytes)
+{
+	const u64 max = ~(u64)0;
+	unsigned int shift = 0;
+	bool range = false;
+	u64 v = 0;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned int digit = *s - '0';
+
+		if (v > (max - digit) / 10)
+			range = true;
+		else
+			v = v * 10 + digit;
+	}
+	switch (*s) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		s++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		s++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		s++;
+		break;
+	}
+	if (*s == '\n')
+		s++;
+	if (*s)
+		return -EINVAL;
+	if (range || v > max >> shift)
+		return -ERANGE;
+	*bytes = v << shift;
+	return 0;
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _HCACHE_BYPASS_H
+#define _HCACHE_BYPASS_H
+
+/*
+ * bypass.h: which I/O the cache takes in and which it lets pass by:
+ * sequential stream detection, the bypass decision and its reasons, the
+ * admission policy for read misses, and the size parser of the tunables
+ * that drive them. Pure code (no locks, no allocation, no I/O): the I/O
+ * path (request.c) feeds each request here, the unit tests feed workloads.
+ *
+ * WHAT "BYPASS" MEANS
+ *
+ * Bypassing an I/O means not putting its data into the cache. It never
+ * means ignoring what the cache already holds, which may be dirty and so
+ * newer than the backing device:
+ *
+ *  - a bypassed read still looks the range up in the cache and reads what
+ *    is there; only its misses are not promoted;
+ *  - a bypassed write goes to the backing device alone, and the I/O path
+ *    must still invalidate every cached key over its range, or a later
+ *    read would find the old data in the cache.
+ *
+ * ORDER IN THE I/O PATH
+ *
+ * For every request with data: hc_seq_note() (under the backing device's
+ * sequential lock), then hc_bypass_decide(). For a read miss that was not
+ * bypassed, the cache set's admission policy decides whether to promote;
+ * a refusal is counted as HC_BYPASS_POLICY.
+ */
+
+#include "pure.h"
+#include "hcache_ondisk.h"
+
+/*
+ * pure.h gives userspace no attribute macros: the kernel always has this
+ * one (compiler_attributes.h), glibc has its own name for it.
+ */
+#ifndef __always_unused
+#define __always_unused	__attribute_maybe_unused__
+#endif
+
+/* ---- Sequential stream detection --------------------------------------- */
+
+/* Streams remembered per backing device. */
+#define HC_SEQ_STREAMS		16
+
+/* Default sequential_cutoff: runs of 4 MiB or more bypass the cache. */
+#define HC_SEQ_CUTOFF_DEFAULT	(4ULL << 20)
+
+/**
+ * struct hc_seq_stream - one recent stream of I/O to a backing device
+ * @next: the sector an I/O continuing the stream starts at
+ * @bytes: bytes in the run so far
+ * @last_use: @d->clock when an I/O last started or continued the stream;
+ *	0 for a slot never used
+ */
+struct hc_seq_stream {
+	u64	next;
+	u64	bytes;
+	u64	last_use;
+};
+
+/**
+ * struct hc_seq_detect - the recent streams of one backing device
+ * @streams: at most one stream per expected next sector
+ * @clock: counts the I/O noted, for least-recently-used replacement
+ *
+ * Not safe for concurrent use: every function taking it must be called
+ * with the lock that protects it held (the backing device's sequential
+ * lock, a spinlock: nothing here sleeps).
+ */
+struct hc_seq_detect {
+	struct hc_seq_stream	streams[HC_SEQ_STREAMS];
+	u64			clock;
+};
+
+/* ---- The bypass decision ----------------------------------------------- */
+
+/*
+ * Why an I/O bypassed the cache, for statistics and tracing. NONE means it
+ * did not; hc_bypass_decide() returns all the others but POLICY, which the
+ * I/O path records when the admission policy refuses a read miss. The
+ * statistics count the reasons from SEQUENTIAL on in this order: append.
+ */
+enum hc_bypass_reason {
+	HC_BYPASS_NONE = 0,
+	HC_BYPASS_SEQUENTIAL,	/* part of a run >= sequential_cutoff */
+	HC_BYPASS_FULL,		/* a write, with the cache nearly full */
+	HC_BYPASS_MODE,		/* the cache mode does not cache it */
+	HC_BYPASS_POLICY,	/* a read miss the admission policy refused */
+	HC_BYPASS_NR,
+};
+
+/*
+ * A write bypasses when fewer than this share (percent) of the cache's
+ * buckets hold neither metadata nor dirty data. See hc_bypass_decide().
+ */
+#define HC_BYPASS_FULL_PERCENT	5
+
+/**
+ * struct hc_bypass_in - what the bypass decision looks at
+ * @write: the I/O writes (else it reads)
+ * @cache_mode: the backing device's HC_MODE_* (hcache_ondisk.h)
+ * @seq_bytes: the run the I/O belongs to, as hc_seq_note() returned it
+ * @sequential_cutoff: runs of this many bytes or more bypass; 0 disables
+ * @avail_percent: share (percent) of the cache's buckets holding neither
+ *	metadata nor dirty data: free, or clean data the allocator may evict
+ */
+struct hc_bypass_in {
+	bool		write;
+	unsigned int	cache_mode;
+	u64		seq_bytes;
+	u64		sequential_cutoff;
+	u32		avail_percent;
+};
+
+/* ---- Admission policy for read misses ----------------------------------- */
+
+/**
+ * struct hc_admit_policy - decides which read misses are promoted
+ * @name: as shown and written in sysfs
+ * @admit: called for each read miss that hc_bypass_decide() let through.
+ *	@state is the policy's own state, NULL for a stateless policy;
+ *	@bdev_id, @sector and @sectors name the missed range of the backing
+ *	device. Returns true to promote the range into the cache, false to
+ *	leave it out (the I/O path counts HC_BYPASS_POLICY). Called in the
+ *	I/O path with no hcache lock held, possibly on many CPUs at once, so
+ *	it must not sleep and does its own locking; required.
+ *
+ * A scan-resistant policy (admit only ranges seen recently, say) is one
+ * more entry in hc_admit_policies[] with its own @admit; the I/O path
+ * does not change.
+ */
+struct hc_admit_policy {
+	const char	*name;
+	bool		(*admit)(void *state, u32 bdev_id, u64 sector,
+				 u32 sectors);
+};
+
+/* Indices into hc_admit_policies[]; the first is the default. */
+enum hc_admit_policy_id {
+	HC_ADMIT_FIRST_ACCESS = 0,
+	HC_ADMIT_NR,
+};
+
+extern const struct hc_admit_policy hc_admit_policies[HC_ADMIT_NR];
+
+/* bypass.c; each function is documented at its definition. */
+void hc_seq_init(struct hc_seq_detect *d);
+u64 hc_seq_note(struct hc_seq_detect *d, u64 sector, u32 sectors);
+const char *hc_bypass_reason_name(enum hc_bypass_reason r);
+enum hc_bypass_reason hc_bypass_decide(const struct hc_bypass_in *in);
+int hc_admit_policy_find(const char *name);
+int hc_size_parse(const char *s, u64 *bytes);
+
+#endif /* _HCACHE_BYPASS_H */

@@ -1,0 +1,1060 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * request.c: the I/O path of a backing device attached to a cache set:
+ * reads that look up the btree and promote misses, writes by cache mode,
+ * bypass, flushes, discards, and the tracking of writes in flight that
+ * keeps an older miss from being cached over a newer write.
+ *
+ * A bio sent to /dev/hcacheN becomes a struct hc_request, handled by a
+ * work item on hc_io_wq, never in the submitter's context: a bio-based
+ * driver's submit_bio() may not wait for bios it submits itself, and a
+ * btree lookup may have to read a node.
+ *
+ * Reads. Under meta_lock held for reading, the request's range is cut
+ * into fragments, each wholly cached (a key) or wholly not (a gap), and
+ * each fragment is a clone of the bio, trimmed, sent to the cache or the
+ * backing device. A cache fragment checks its bucket's gen when it
+ * completes: if the bucket was reused meanwhile, the data read may be
+ * another extent's, and the fragment is looked up again. A gap is read
+ * from the backing device and, unless bypassed or refused by the
+ * admission policy, promoted: its data is copied into pages of our own,
+ * the bio completed, and the copy written to the cache and inserted as a
+ * clean key afterwards (struct hc_promote).
+ *
+ * Writes (a worker waits for their I/O). writethrough: to both devices,
+ * the key inserted clean once both are done; writeback: to the cache only,
+ * the key inserted dirty, the backing superblock marked dirty first;
+ * writearound, none and every bypass: cached keys over the range are
+ * invalidated (a whiteout), then the backing device is written. Discard
+ * and write-zeroes invalidate and are passed down. PREFLUSH writes the
+ * journal (PREFLUSH + FUA: every key of a completed write, and the data
+ * behind it, is durable) and flushes the backing device first; FUA writes
+ * the journal before the write completes.
+ *
+ * The promotion race. A miss reads the backing device while a write to
+ * the same range may land: the miss's older data must not then be cached
+ * over the write. Each backing device keeps its reads and writes in
+ * flight on a list (struct hc_track). A read is put there before its
+ * lookup; a write marks every read it overlaps as collided when it
+ * starts, and a read that starts while an overlapping write is in flight
+ * is collided from the start. A promotion is inserted only if not
+ * collided, checked and removed from the list under meta_lock held for
+ * writing: a write that starts later inserts its own key (or looks up the
+ * range to invalidate it) after the promotion's insert, so it wins.
+ * Writes that completed before the read started are in the tree before
+ * its lookup.
+ *
+ * Lifetime. A request holds b->io_active; detaching (hc_request_detach())
+ * unpublishes b->io_cache, waits an RCU grace period so that no new
+ * request sees the set, then waits for io_active to drain, promotions
+ * included. Requests complete even if the set fails: from then on
+ * (meta_failed) the device runs in passthrough.
+ */
+
+#include "hcache.h"
+
+#include <linux/bio.h>
+#include <linux/mempool.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
+
+#include "bypass.h"
+#include "stats.h"
+
+/* Requests a backing device keeps ready for when memory is short. */
+#define HC_REQUEST_RESERVE	64
+
+static struct workqueue_struct *hc_io_wq;
+
+/**
+ * struct hc_track - a read or write in flight on a backing device
+ * @node: on hc_backing.track_list; hc_backing.track_lock
+ * @start: first backing sector
+ * @end: sector after the last
+ * @write: a write, else a read (or promotion)
+ * @collided: a read that an overlapping write raced; track_lock
+ */
+struct hc_track {
+	struct list_head	node;
+	u64			start;
+	u64			end;
+	bool			write;
+	bool			collided;
+};
+
+static bool hc_track_overlaps(const struct hc_track *a,
+			      const struct hc_track *b)
+{
+	return a->start < b->end && b->start < a->end;
+}
+
+/* A write starts: every overlapping read in flight is collided. */
+static void hc_track_write(struct hc_backing *b, struct hc_track *t)
+{
+	struct hc_track *o;
+	unsigned long flags;
+
+	t->write = true;
+	t->collided = false;
+	spin_lock_irqsave(&b->track_lock, flags);
+	list_for_each_entry(o, &b->track_list, node)
+		if (!o->write && hc_track_overlaps(o, t))
+			o->collided = true;
+	list_add(&t->node, &b->track_list);
+	spin_unlock_irqrestore(&b->track_lock, flags);
+}
+
+/* A read starts, collided if an overlapping write is in flight (or was). */
+static void hc_track_read(struct hc_backing *b, struct hc_track *t,
+			  bool collided)
+{
+	struct hc_track *o;
+	unsigned long flags;
+
+	t->write = false;
+	t->collided = collided;
+	spin_lock_irqsave(&b->track_lock, flags);
+	list_for_each_entry(o, &b->track_list, node)
+		if (o->write && hc_track_overlaps(o, t))
+			t->collided = true;
+	list_add(&t->node, &b->track_list);
+	spin_unlock_irqrestore(&b->track_lock, flags);
+}
+
+/* Off the list; returns whether a write raced it. */
+static bool hc_track_end(struct hc_backing *b, struct hc_track *t)
+{
+	unsigned long flags;
+	bool collided;
+
+	spin_lock_irqsave(&b->track_lock, flags);
+	list_del_init(&t->node);
+	collided = t->collided;
+	spin_unlock_irqrestore(&b->track_lock, flags);
+	return collided;
+}
+
+static bool hc_track_collided(struct hc_backing *b, struct hc_track *t)
+{
+	unsigned long flags;
+	bool collided;
+
+	spin_lock_irqsave(&b->track_lock, flags);
+	collided = t->collided;
+	spin_unlock_irqrestore(&b->track_lock, flags);
+	return collided;
+}
+
+/**
+ * struct hc_request - a bio sent to an attached /dev/hcacheN
+ * @track: on the backing device's list of I/O in flight
+ * @bio: the bio
+ * @b: its backing device
+ * @c: the cache set, b->io_cache when the request started
+ * @id: the backing device's id in @c
+ * @start_time: for the disk's I/O accounting
+ * @work: runs the request, and re-runs fragments of a read
+ * @remaining: fragments in flight, plus one while fragments are issued
+ * @status: the first error
+ * @done: a write's worker waits here for its I/O
+ * @reason: why it bypasses the cache, HC_BYPASS_NONE if it does not
+ * @missed: some of a read was not cached
+ * @frags: a write's fragments, kept until their keys are inserted
+ */
+struct hc_request {
+	struct hc_track		track;
+	struct bio		*bio;
+	struct hc_backing	*b;
+	struct hc_cache_set	*c;
+	u32			id;
+	unsigned long		start_time;
+	struct work_struct	work;
+	atomic_t		remaining;
+	blk_status_t		status;
+	struct completion	done;
+	enum hc_bypass_reason	reason;
+	bool			missed;
+	struct list_head	frags;
+};
+
+/**
+ * struct hc_promote - a read miss on its way into the cache
+ * @track: on the backing device's list, so that writes can collide it
+ * @b: the backing device
+ * @c: the cache set
+ * @key: the key to insert: range, pointer once allocated, clean
+ * @work: allocates, writes and inserts
+ * @bio: a bio of our own pages holding the data read
+ */
+struct hc_promote {
+	struct hc_track		track;
+	struct hc_backing	*b;
+	struct hc_cache_set	*c;
+	struct hc_key		key;
+	struct work_struct	work;
+	struct bio		*bio;
+};
+
+/**
+ * struct hc_frag - a clone of a request's bio for one piece of it
+ * @req: the request
+ * @node: on @req->frags (writes)
+ * @start: first backing sector of the piece
+ * @sectors: its size
+ * @ptr: the cache pointer read from or written to, 0 for the backing device
+ * @dirty: a read from a dirty key
+ * @promote: a read miss's promotion, or NULL
+ * @iter: the clone's position before it was submitted, to copy from
+ * @work: looks the piece up again (a read from a reused bucket)
+ * @bio: the clone; last, the bio set's front padding ends here
+ */
+struct hc_frag {
+	struct hc_request	*req;
+	struct list_head	node;
+	u64			start;
+	u32			sectors;
+	u64			ptr;
+	bool			dirty;
+	struct hc_promote	*promote;
+	struct bvec_iter	iter;
+	struct work_struct	work;
+	struct bio		bio;
+};
+
+static void hc_request_free(struct hc_request *req)
+{
+	struct hc_backing *b = req->b;
+
+	mempool_free(req, b->req_pool);
+	if (atomic_dec_and_test(&b->io_active))
+		wake_up(&b->io_wait);
+}
+
+static void hc_request_set_error(struct hc_request *req, blk_status_t status)
+{
+	if (status)
+		cmpxchg(&req->status, BLK_STS_OK, status);
+}
+
+static void hc_request_count(struct hc_request *req)
+{
+	struct hc_backing *b = req->b;
+	struct hc_cache_set *c = req->c;
+	bool write = op_is_write(bio_op(req->bio));
+	enum hc_stat st;
+
+	/* Hits and misses count reads; bypasses count both. */
+	if (!write) {
+		if (req->reason == HC_BYPASS_NONE)
+			st = req->missed ? HC_STAT_MISSES : HC_STAT_HITS;
+		else
+			st = req->missed ? HC_STAT_BYPASS_MISSES :
+					   HC_STAT_BYPASS_HITS;
+		hc_stats_count(&b->stats, st, 1);
+		hc_stats_count(&c->io_stats, st, 1);
+	}
+	if (req->reason == HC_BYPASS_NONE)
+		return;
+	hc_stats_count(&b->stats, HC_STAT_BYPASSED, bio_sectors(req->bio));
+	hc_stats_count(&c->io_stats, HC_STAT_BYPASSED, bio_sectors(req->bio));
+	st = HC_STAT_BYPASS_SEQUENTIAL + req->reason - HC_BYPASS_SEQUENTIAL;
+	hc_stats_count(&b->stats, st, 1);
+	hc_stats_count(&c->io_stats, st, 1);
+}
+
+/* The last fragment is done, or a write's worker is: end the bio. */
+static void hc_request_end(struct hc_request *req)
+{
+	struct bio *bio = req->bio;
+
+	if (!list_empty(&req->track.node))
+		hc_track_end(req->b, &req->track);
+	hc_request_count(req);
+	bio->bi_status = req->status;
+	bio_end_io_acct(bio, req->start_time);
+	bio_endio(bio);
+	hc_request_free(req);
+}
+
+static void hc_request_put(struct hc_request *req)
+{
+	if (atomic_dec_and_test(&req->remaining))
+		hc_request_end(req);
+}
+
+/* A clone of the request's bio for sectors [start, start + sectors). */
+static struct hc_frag *hc_frag_alloc(struct hc_request *req,
+				     struct block_device *bdev, u64 start,
+				     u32 sectors)
+{
+	struct bio *clone = bio_alloc_clone(bdev, req->bio, GFP_NOIO,
+					    &req->b->clone_set);
+	struct hc_frag *f = container_of(clone, struct hc_frag, bio);
+
+	bio_trim(clone, start - req->bio->bi_iter.bi_sector, sectors);
+	f->req = req;
+	INIT_LIST_HEAD(&f->node);
+	f->start = start;
+	f->sectors = sectors;
+	f->ptr = 0;
+	f->dirty = false;
+	f->promote = NULL;
+	clone->bi_private = f;
+	return f;
+}
+
+/* ---- Promotion ---------------------------------------------------------- */
+
+static void hc_promote_free(struct hc_promote *p)
+{
+	struct hc_backing *b = p->b;
+
+	if (!list_empty(&p->track.node))
+		hc_track_end(b, &p->track);
+	if (p->bio) {
+		bio_free_pages(p->bio);
+		bio_uninit(p->bio);
+		kfree(p->bio);
+	}
+	kfree(p);
+	if (atomic_dec_and_test(&b->io_active))
+		wake_up(&b->io_wait);
+}
+
+/*
+ * Pages for a miss of @sectors; NULL when memory is short, which only
+ * costs the promotion.
+ */
+static struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
+					   u32 sectors)
+{
+	const gfp_t gfp = GFP_NOIO | __GFP_NORETRY | __GFP_NOWARN;
+	unsigned int nr = DIV_ROUND_UP(sectors << SECTOR_SHIFT, PAGE_SIZE);
+	unsigned int bytes = sectors << SECTOR_SHIFT, i;
+	struct hc_promote *p;
+	struct bio *bio;
+
+	p = kzalloc(sizeof(*p), gfp);
+	if (!p)
+		return NULL;
+	bio = bio_kmalloc(nr, gfp);
+	if (!bio) {
+		kfree(p);
+		return NULL;
+	}
+	bio_init(bio, req->c->bdev, bio->bi_inline_vecs, nr, REQ_OP_WRITE);
+	for (i = 0; i < nr; i++) {
+		unsigned int len = min_t(unsigned int, bytes, PAGE_SIZE);
+		struct page *page = alloc_page(gfp);
+
+		if (!page || !bio_add_page(bio, page, len, 0)) {
+			if (page)
+				__free_page(page);
+			bio_free_pages(bio);
+			bio_uninit(bio);
+			kfree(bio);
+			kfree(p);
+			return NULL;
+		}
+		bytes -= len;
+	}
+	p->b = req->b;
+	p->c = req->c;
+	p->bio = bio;
+	p->key = (struct hc_key){
+		.bdev_id = req->id,
+		.end = start + sectors,
+		.size = sectors,
+		.nr_ptrs = 1,
+	};
+	p->track.start = start;
+	p->track.end = start + sectors;
+	atomic_inc(&req->b->io_active);
+	/* Collided already if a write raced the request since it started. */
+	hc_track_read(req->b, &p->track, hc_track_collided(req->b,
+							   &req->track));
+	return p;
+}
+
+static void hc_promote_collided(struct hc_promote *p)
+{
+	hc_stats_count(&p->b->stats, HC_STAT_MISS_COLLISIONS, 1);
+	hc_stats_count(&p->c->io_stats, HC_STAT_MISS_COLLISIONS, 1);
+}
+
+/* Write a miss's data to the cache and insert it, unless a write raced it. */
+static void hc_promote_work(struct work_struct *work)
+{
+	struct hc_promote *p = container_of(work, struct hc_promote, work);
+	struct hc_cache_set *c = p->c;
+	u32 align = c->block_size >> SECTOR_SHIFT;
+	u64 offset, seq;
+	u32 got;
+	u8 gen;
+	int ret;
+
+	if (hc_track_collided(p->b, &p->track)) {
+		hc_promote_collided(p);
+		goto out;
+	}
+	down_write(&c->meta_lock);
+	ret = c->meta_failed ? -EIO :
+	      hc_data_alloc_io(c, p->key.size, align, true, &gen, &offset,
+			       &got);
+	up_write(&c->meta_lock);
+	if (ret)
+		goto out;	/* No room: the data stays uncached. */
+	p->key.ptr = hc_ptr_make(offset, 0, gen);
+	p->bio->bi_iter.bi_sector = offset;
+	ret = submit_bio_wait(p->bio);
+	if (ret)
+		hc_cache_set_error(c, "promotion write at cache sector %llu failed: error %d",
+				   offset, ret);
+
+	down_write(&c->meta_lock);
+	if (hc_track_end(p->b, &p->track)) {
+		hc_promote_collided(p);
+	} else if (!ret && !c->meta_failed) {
+		ret = hc_journal_add(c, &p->key, &seq);
+		if (!ret)
+			ret = hc_btree_insert(c, &p->key, seq);
+		if (ret)
+			hc_cache_set_meta_fail(c);
+	}
+	hc_bucket_unpin(c, offset);
+	up_write(&c->meta_lock);
+out:
+	hc_promote_free(p);
+}
+
+/* ---- Reads -------------------------------------------------------------- */
+
+static void hc_read_range(struct hc_request *req, u64 start, u64 end,
+			  bool backing_only);
+
+/* A fragment read from a bucket that was reused, or failed: read it again. */
+static void hc_frag_retry_work(struct work_struct *work)
+{
+	struct hc_frag *f = container_of(work, struct hc_frag, work);
+	struct hc_request *req = f->req;
+	bool failed = f->bio.bi_status != BLK_STS_OK;
+
+	/* A failed read of clean data comes from the backing device. */
+	hc_read_range(req, f->start, f->start + f->sectors, failed);
+	bio_put(&f->bio);
+	hc_request_put(req);
+}
+
+static void hc_read_endio(struct bio *bio)
+{
+	struct hc_frag *f = container_of(bio, struct hc_frag, bio);
+	struct hc_request *req = f->req;
+	struct hc_cache_set *c = req->c;
+	struct hc_promote *p = f->promote;
+
+	if (f->ptr) {
+		u64 bucket = hc_sector_to_bucket(&c->geom,
+						 hc_ptr_offset(f->ptr));
+		bool stale = hc_ptr_stale(READ_ONCE(c->buckets[bucket].gen),
+					  hc_ptr_gen(f->ptr));
+
+		if (bio->bi_status && !stale)
+			hc_cache_set_error(c, "read at cache sector %llu failed: error %d",
+					   hc_ptr_offset(f->ptr),
+					   blk_status_to_errno(bio->bi_status));
+		if (stale || (bio->bi_status && !f->dirty)) {
+			INIT_WORK(&f->work, hc_frag_retry_work);
+			queue_work(hc_io_wq, &f->work);
+			return;
+		}
+	}
+	hc_request_set_error(req, bio->bi_status);
+	if (p) {
+		if (!bio->bi_status) {
+			struct bvec_iter dst = p->bio->bi_iter;
+
+			bio_copy_data_iter(p->bio, &dst, bio, &f->iter);
+			INIT_WORK(&p->work, hc_promote_work);
+			queue_work(hc_io_wq, &p->work);
+		} else {
+			hc_promote_free(p);
+		}
+	}
+	bio_put(bio);
+	hc_request_put(req);
+}
+
+static void hc_frag_submit(struct hc_frag *f, bio_end_io_t *endio)
+{
+	struct hc_request *req = f->req;
+
+	atomic_inc(&req->remaining);
+	f->bio.bi_end_io = endio;
+	f->iter = f->bio.bi_iter;
+	submit_bio_noacct(&f->bio);
+}
+
+/* Is @k's bucket reused since? Keys stay in the tree until overwritten. */
+static bool hc_key_stale(struct hc_cache_set *c, const struct hc_key *k)
+{
+	u64 bucket = hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr));
+
+	return hc_ptr_stale(READ_ONCE(c->buckets[bucket].gen),
+			    hc_ptr_gen(k->ptr));
+}
+
+/* Sectors [start, end) of a read request, fragment by fragment. */
+static void hc_read_range(struct hc_request *req, u64 start, u64 end,
+			  bool backing_only)
+{
+	struct hc_backing *b = req->b;
+	struct hc_cache_set *c = req->c;
+	const struct hc_admit_policy *admit =
+		&hc_admit_policies[READ_ONCE(b->admit)];
+	bool promote;
+	struct hc_frag *f;
+	struct hc_key k;
+	u64 gap_end;
+	u32 n;
+	int ret;
+
+	while (start < end) {
+		if (backing_only) {
+			ret = -ENOENT;
+			gap_end = end;
+		} else {
+			down_read(&c->meta_lock);
+			ret = hc_btree_lookup(c, req->id, start, end, &k,
+					      &gap_end);
+			if (!ret && hc_key_stale(c, &k)) {
+				/* Evicted: a miss, which replaces the key. */
+				ret = -ENOENT;
+				gap_end = min(k.end, end);
+			} else if (!ret) {
+				hc_bucket_touch(c, hc_ptr_offset(k.ptr));
+			}
+			up_read(&c->meta_lock);
+		}
+		if (ret && ret != -ENOENT) {
+			hc_cache_set_error(c, "lookup of %u:%llu failed: error %d",
+					   req->id, start, ret);
+			hc_request_set_error(req, BLK_STS_IOERR);
+			return;
+		}
+		if (!ret) {
+			n = min(k.end, end) - start;
+			f = hc_frag_alloc(req, c->bdev, start, n);
+			f->ptr = k.ptr;
+			f->dirty = k.flags & HC_KEY_DIRTY;
+			f->bio.bi_iter.bi_sector = hc_ptr_offset(k.ptr) +
+						   start - hc_key_start(&k);
+			f->bio.bi_opf &= ~(REQ_PREFLUSH | REQ_FUA);
+		} else {
+			n = gap_end - start;
+			promote = req->reason == HC_BYPASS_NONE && !backing_only;
+			if (promote)
+				n = min(n, c->geom.bucket_sectors);
+			if (promote && !admit->admit(NULL, req->id, start, n)) {
+				req->reason = HC_BYPASS_POLICY;
+				promote = false;
+			}
+			req->missed = true;
+			f = hc_frag_alloc(req, b->bdev, start, n);
+			f->bio.bi_iter.bi_sector = start + b->data_offset;
+			if (promote)
+				f->promote = hc_promote_alloc(req, start, n);
+		}
+		hc_frag_submit(f, hc_read_endio);
+		start += n;
+	}
+}
+
+static void hc_read(struct hc_request *req)
+{
+	struct hc_backing *b = req->b;
+
+	hc_track_read(b, &req->track, false);
+	hc_read_range(req, req->track.start, req->track.end, false);
+	hc_request_put(req);
+}
+
+/* ---- Writes ------------------------------------------------------------- */
+
+static void hc_sync_endio(struct bio *bio)
+{
+	struct hc_frag *f = container_of(bio, struct hc_frag, bio);
+	struct hc_request *req = f->req;
+
+	if (bio->bi_status && f->ptr)
+		hc_cache_set_error(req->c, "write at cache sector %llu failed: error %d",
+				   hc_ptr_offset(f->ptr),
+				   blk_status_to_errno(bio->bi_status));
+	else
+		hc_request_set_error(req, bio->bi_status);
+	if (atomic_dec_and_test(&req->remaining))
+		complete(&req->done);
+}
+
+/* Submit @f and count it; the worker waits for all in hc_sync_wait(). */
+static void hc_sync_submit(struct hc_frag *f)
+{
+	atomic_inc(&f->req->remaining);
+	f->bio.bi_end_io = hc_sync_endio;
+	submit_bio_noacct(&f->bio);
+}
+
+static void hc_sync_wait(struct hc_request *req)
+{
+	if (!atomic_dec_and_test(&req->remaining))
+		wait_for_completion_io(&req->done);
+	reinit_completion(&req->done);
+	atomic_set(&req->remaining, 1);
+}
+
+/* Send the request's bio, whole, to the backing device, and wait. */
+static void hc_to_backing(struct hc_request *req, blk_opf_t strip)
+{
+	struct hc_frag *f = hc_frag_alloc(req, req->b->bdev,
+					  req->track.start,
+					  bio_sectors(req->bio));
+
+	f->bio.bi_iter.bi_sector = req->track.start + req->b->data_offset;
+	f->bio.bi_opf &= ~strip;
+	hc_sync_submit(f);
+	hc_sync_wait(req);
+	bio_put(&f->bio);
+}
+
+/*
+ * Insert @k (journal and tree); a failure latches the set as failed, as
+ * the tree may then disagree with what was written.
+ */
+static int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
+{
+	u64 seq;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (c->meta_failed)
+		return -EIO;
+	ret = hc_journal_add(c, k, &seq);
+	if (!ret)
+		ret = hc_btree_insert(c, k, seq);
+	if (ret)
+		hc_cache_set_meta_fail(c);
+	return ret;
+}
+
+/*
+ * Drop whatever the cache holds of the request's range, so that reads go
+ * to the backing device; durable before the write completes if @fua.
+ */
+static int hc_invalidate(struct hc_request *req, bool fua)
+{
+	struct hc_cache_set *c = req->c;
+	struct hc_key k = {
+		.bdev_id = req->id,
+		.end = req->track.end,
+		.size = req->track.end - req->track.start,
+	};
+	u64 gap_end;
+	int ret;
+
+	down_read(&c->meta_lock);
+	ret = hc_btree_lookup(c, req->id, req->track.start, req->track.end,
+			      &k, &gap_end);
+	up_read(&c->meta_lock);
+	if (ret == -ENOENT && gap_end == req->track.end)
+		return 0;	/* Nothing cached there. */
+	if (ret && ret != -ENOENT)
+		goto out;
+
+	k = (struct hc_key){
+		.bdev_id = req->id,
+		.end = req->track.end,
+		.size = req->track.end - req->track.start,
+	};
+	down_write(&c->meta_lock);
+	ret = hc_insert(c, &k);
+	if (!ret && fua)
+		ret = hc_journal_write(c);
+	up_write(&c->meta_lock);
+out:
+	/* A failed set is never read again: the write may go on. */
+	return READ_ONCE(c->meta_failed) ? 0 : ret;
+}
+
+/*
+ * A PREFLUSH: make every write completed so far durable. Their keys and
+ * invalidations are in the journal's open entry, or already written; the
+ * journal write's PREFLUSH flushes the cache device's data under them.
+ */
+static int hc_flush(struct hc_request *req)
+{
+	struct hc_cache_set *c = req->c;
+	int ret = 0;
+
+	down_write(&c->meta_lock);
+	if (c->journal.nr && !c->meta_failed)
+		ret = hc_journal_write(c);
+	up_write(&c->meta_lock);
+	if (ret)
+		return ret;
+	return blkdev_issue_flush(req->b->bdev);
+}
+
+/* writeback: the backing superblock says dirty before a dirty write ends. */
+static int hc_backing_mark_dirty(struct hc_backing *b)
+{
+	int ret = 0;
+
+	if (READ_ONCE(b->sb.backing.state) == HC_STATE_DIRTY)
+		return 0;
+	mutex_lock(&b->sb_lock);
+	if (b->sb.backing.state != HC_STATE_DIRTY) {
+		unsigned int old = b->sb.backing.state;
+
+		WRITE_ONCE(b->sb.backing.state, HC_STATE_DIRTY);
+		ret = hc_backing_sb_write(b);
+		if (ret)
+			WRITE_ONCE(b->sb.backing.state, old);
+	}
+	mutex_unlock(&b->sb_lock);
+	return ret;
+}
+
+/* Return the space of unwritten fragments: no key will point there. */
+static void hc_write_frags_free(struct hc_request *req)
+{
+	struct hc_cache_set *c = req->c;
+	struct hc_frag *f, *tmp;
+
+	if (list_empty(&req->frags))
+		return;
+	down_write(&c->meta_lock);
+	list_for_each_entry(f, &req->frags, node)
+		hc_bucket_unpin(c, hc_ptr_offset(f->ptr));
+	up_write(&c->meta_lock);
+	list_for_each_entry_safe(f, tmp, &req->frags, node) {
+		list_del(&f->node);
+		bio_put(&f->bio);
+	}
+}
+
+/*
+ * Cache space for the whole write, fragment by fragment; -ENOSPC (and
+ * nothing allocated) when there is not enough.
+ */
+static int hc_write_alloc(struct hc_request *req)
+{
+	struct hc_cache_set *c = req->c;
+	u32 align = c->block_size >> SECTOR_SHIFT;
+	u64 pos = req->track.start, offset;
+	struct hc_frag *f;
+	int ret = 0;
+	u32 got;
+	u8 gen;
+
+	while (pos < req->track.end) {
+		down_write(&c->meta_lock);
+		ret = c->meta_failed ? -EIO :
+		      hc_data_alloc_io(c, req->track.end - pos, align, false,
+				       &gen, &offset, &got);
+		up_write(&c->meta_lock);
+		if (ret)
+			break;
+		f = hc_frag_alloc(req, c->bdev, pos, got);
+		f->ptr = hc_ptr_make(offset, 0, gen);
+		f->bio.bi_iter.bi_sector = offset;
+		f->bio.bi_opf &= ~(REQ_PREFLUSH | REQ_FUA);
+		list_add_tail(&f->node, &req->frags);
+		pos += got;
+	}
+	if (ret)
+		hc_write_frags_free(req);
+	return ret;
+}
+
+/* writethrough and writeback: write the cache (and the backing device). */
+static void hc_write_cached(struct hc_request *req, bool writeback)
+{
+	struct hc_cache_set *c = req->c;
+	bool fua = req->bio->bi_opf & REQ_FUA;
+	struct hc_frag *f, *tmp, *wt = NULL;
+	bool cache_failed = false;
+	int ret = 0;
+
+	list_for_each_entry(f, &req->frags, node)
+		hc_sync_submit(f);
+	if (!writeback) {
+		wt = hc_frag_alloc(req, req->b->bdev, req->track.start,
+				   bio_sectors(req->bio));
+		wt->bio.bi_iter.bi_sector = req->track.start +
+					    req->b->data_offset;
+		wt->bio.bi_opf &= ~REQ_PREFLUSH;
+		hc_sync_submit(wt);
+	}
+	hc_sync_wait(req);
+	list_for_each_entry(f, &req->frags, node)
+		if (f->bio.bi_status)
+			cache_failed = true;
+
+	down_write(&c->meta_lock);
+	list_for_each_entry(f, &req->frags, node) {
+		struct hc_key k = {
+			.bdev_id = req->id,
+			.end = f->start + f->sectors,
+			.size = f->sectors,
+			.ptr = f->ptr,
+			.nr_ptrs = 1,
+			.flags = writeback ? HC_KEY_DIRTY : 0,
+		};
+
+		if (!ret && !cache_failed && !req->status)
+			ret = hc_insert(c, &k);
+		hc_bucket_unpin(c, hc_ptr_offset(f->ptr));
+	}
+	if (cache_failed || req->status || ret) {
+		/* The cache may hold older data for the range: drop it. */
+		struct hc_key w = {
+			.bdev_id = req->id,
+			.end = req->track.end,
+			.size = req->track.end - req->track.start,
+		};
+
+		ret = hc_insert(c, &w);
+	}
+	if (!ret && fua && !c->meta_failed)
+		ret = hc_journal_write(c);
+	up_write(&c->meta_lock);
+
+	list_for_each_entry_safe(f, tmp, &req->frags, node) {
+		list_del(&f->node);
+		bio_put(&f->bio);
+	}
+	if (wt)
+		bio_put(&wt->bio);
+	if (writeback && cache_failed && !req->status) {
+		/* The data is nowhere yet: write it to the backing device. */
+		hc_to_backing(req, REQ_PREFLUSH);
+	} else if (ret) {
+		hc_request_set_error(req, BLK_STS_IOERR);
+	}
+}
+
+static void hc_write(struct hc_request *req)
+{
+	struct hc_backing *b = req->b;
+	struct hc_cache_set *c = req->c;
+	struct bio *bio = req->bio;
+	unsigned int mode = READ_ONCE(b->sb.backing.cache_mode);
+	bool fua = bio->bi_opf & REQ_FUA;
+	int ret;
+
+	hc_track_write(b, &req->track);
+	if (bio->bi_opf & REQ_PREFLUSH) {
+		ret = hc_flush(req);
+		if (ret) {
+			hc_request_set_error(req, errno_to_blk_status(ret));
+			return;
+		}
+	}
+	if (!bio_sectors(bio))
+		return;
+
+	if (bio_op(bio) != REQ_OP_WRITE) {
+		/* Discard, write-zeroes: drop the cached copy, pass it on. */
+		ret = hc_invalidate(req, fua);
+		if (ret)
+			hc_request_set_error(req, BLK_STS_IOERR);
+		else
+			hc_to_backing(req, REQ_PREFLUSH);
+		return;
+	}
+	if (req->reason == HC_BYPASS_NONE &&
+	    (!c->block_size || hc_write_alloc(req)))
+		req->reason = HC_BYPASS_FULL;
+	if (req->reason == HC_BYPASS_NONE && mode == HC_MODE_WRITEBACK) {
+		ret = hc_backing_mark_dirty(b);
+		if (ret) {
+			hc_write_frags_free(req);
+			req->reason = HC_BYPASS_FULL;
+		}
+	}
+	if (req->reason != HC_BYPASS_NONE) {
+		ret = hc_invalidate(req, fua);
+		if (ret)
+			hc_request_set_error(req, BLK_STS_IOERR);
+		else
+			hc_to_backing(req, REQ_PREFLUSH);
+		return;
+	}
+	hc_write_cached(req, mode == HC_MODE_WRITEBACK);
+}
+
+/* ---- Requests ----------------------------------------------------------- */
+
+/* The set failed: no metadata can be trusted or written; passthrough. */
+static void hc_request_passthrough(struct hc_request *req)
+{
+	int ret;
+
+	if ((req->bio->bi_opf & REQ_PREFLUSH) && !bio_sectors(req->bio)) {
+		ret = blkdev_issue_flush(req->b->bdev);
+		hc_request_set_error(req, errno_to_blk_status(ret));
+		return;
+	}
+	hc_to_backing(req, 0);
+}
+
+static void hc_request_work(struct work_struct *work)
+{
+	struct hc_request *req = container_of(work, struct hc_request, work);
+	struct hc_backing *b = req->b;
+	struct bio *bio = req->bio;
+	struct hc_bypass_in in = {
+		.write = op_is_write(bio_op(bio)),
+		.cache_mode = READ_ONCE(b->sb.backing.cache_mode),
+		.sequential_cutoff = READ_ONCE(b->sequential_cutoff),
+		.avail_percent = READ_ONCE(req->c->avail_percent),
+	};
+
+	if (READ_ONCE(req->c->meta_failed)) {
+		hc_request_passthrough(req);
+		hc_request_end(req);
+		return;
+	}
+	if (bio_sectors(bio) && (bio_op(bio) == REQ_OP_READ ||
+				 bio_op(bio) == REQ_OP_WRITE)) {
+		spin_lock(&b->seq_lock);
+		in.seq_bytes = hc_seq_note(&b->seq, req->track.start,
+					   bio_sectors(bio));
+		spin_unlock(&b->seq_lock);
+		req->reason = hc_bypass_decide(&in);
+	}
+	if (in.write) {
+		hc_write(req);
+		hc_request_end(req);
+	} else {
+		hc_read(req);
+	}
+}
+
+/**
+ * hc_request_submit() - take a bio sent to /dev/hcacheN, if attached
+ * @b: the backing device
+ * @bio: the bio
+ *
+ * Called from the disk's submit_bio(). May sleep (for a request from the
+ * device's reserve, when memory is short).
+ *
+ * Return: true if the cache set handles @bio; false if @b is not attached
+ * and the caller passes it through.
+ */
+bool hc_request_submit(struct hc_backing *b, struct bio *bio)
+{
+	struct hc_cache_set *c;
+	struct hc_request *req;
+
+	rcu_read_lock();
+	c = rcu_dereference(b->io_cache);
+	if (c)
+		atomic_inc(&b->io_active);
+	rcu_read_unlock();
+	if (!c)
+		return false;
+
+	req = mempool_alloc(b->req_pool, GFP_NOIO);
+	memset(req, 0, sizeof(*req));
+	INIT_LIST_HEAD(&req->track.node);
+	INIT_LIST_HEAD(&req->frags);
+	req->track.start = bio->bi_iter.bi_sector;
+	req->track.end = bio_end_sector(bio);
+	req->bio = bio;
+	req->b = b;
+	req->c = c;
+	req->id = READ_ONCE(b->id);
+	req->start_time = bio_start_io_acct(bio);
+	atomic_set(&req->remaining, 1);
+	init_completion(&req->done);
+	INIT_WORK(&req->work, hc_request_work);
+	queue_work(hc_io_wq, &req->work);
+	return true;
+}
+
+/**
+ * hc_request_attach() - start caching @b's I/O in its cache set
+ * @b: a backing device; hc_register_lock held
+ *
+ * Does nothing unless @b is both attached and running; called when either
+ * becomes true.
+ */
+void hc_request_attach(struct hc_backing *b)
+{
+	lockdep_assert_held(&hc_register_lock);
+	if (b->set && b->disk && !rcu_access_pointer(b->io_cache))
+		rcu_assign_pointer(b->io_cache, b->set);
+}
+
+/**
+ * hc_request_detach() - stop caching @b's I/O and wait for what is in flight
+ * @b: a backing device; hc_register_lock held
+ *
+ * New bios pass through from when this is called; returns once no request
+ * or promotion refers to the cache set any more. May sleep.
+ */
+void hc_request_detach(struct hc_backing *b)
+{
+	lockdep_assert_held(&hc_register_lock);
+	if (!rcu_access_pointer(b->io_cache))
+		return;
+	RCU_INIT_POINTER(b->io_cache, NULL);
+	synchronize_rcu();
+	wait_event(b->io_wait, !atomic_read(&b->io_active));
+}
+
+/**
+ * hc_request_init_backing() - what @b's cached I/O path allocates
+ * @b: a backing device about to run
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hc_request_init_backing(struct hc_backing *b)
+{
+	int ret;
+
+	ret = bioset_init(&b->clone_set, HC_REQUEST_RESERVE,
+			  offsetof(struct hc_frag, bio), BIOSET_NEED_RESCUER);
+	if (ret)
+		return ret;
+	b->req_pool = mempool_create_kmalloc_pool(HC_REQUEST_RESERVE,
+						  sizeof(struct hc_request));
+	if (!b->req_pool) {
+		bioset_exit(&b->clone_set);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * hc_request_exit_backing() - free what hc_request_init_backing() made
+ * @b: a backing device whose disk is gone and that is detached
+ */
+void hc_request_exit_backing(struct hc_backing *b)
+{
+	mempool_destroy(b->req_pool);
+	b->req_pool = NULL;
+	bioset_exit(&b->clone_set);
+}
+
+int hc_request_init(void)
+{
+	hc_io_wq = alloc_workqueue("hcache_io", WQ_MEM_RECLAIM | WQ_HIGHPRI,
+				   0);
+	return hc_io_wq ? 0 : -ENOMEM;
+}
+
+void hc_request_exit(void)
+{
+	destroy_workqueue(hc_io_wq);
+}
