@@ -533,51 +533,73 @@ int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset)
 	return 0;
 }
 
-/**
- * hc_data_alloc_io() - space on the cache device for a write in flight
- * @c: the set; meta_lock held for writing
- * @want: sectors wanted, a multiple of @align
- * @align: sectors of the smallest piece worth having (the block size)
- * @whole: all of @want or nothing: a bucket's worth at most
- * @gen: receives the gen the key's pointer must carry
- * @offset: receives the cache sector
- * @got: receives how many sectors were handed out, at most @want
- *
- * Like hc_data_alloc(), but hands out what is left of the open bucket
- * rather than waste it, so @got may be less than @want (unless @whole);
- * the caller splits its I/O there. The bucket is pinned (hc_bucket_unpin()) so that no
- * refill takes it while the data is written and before its key is in the
- * tree. May sleep.
- *
- * Return: 0, or hc_bucket_alloc()'s error.
- */
-int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
-		     u8 *gen, u64 *offset, u32 *got)
+/* Space from the open bucket, @c->alloc_lock held; -EAGAIN if too little. */
+static int hc_open_carve(struct hc_cache_set *c, u32 want, u32 align,
+			 bool whole, u8 *gen, u64 *offset, u32 *got)
 {
 	const struct hc_geom *g = &c->geom;
 	u32 room = c->open_bucket ? g->bucket_sectors - c->open_used : 0;
-	u64 bucket;
-	int ret;
 
-	lockdep_assert_held_write(&c->meta_lock);
-	if (!want || !align || want % align ||
-	    (whole && want > g->bucket_sectors))
-		return -EINVAL;
-	if (room < align || (whole && room < want)) {
-		ret = hc_bucket_alloc(c, HC_RESERVE_DATA, HC_BUCKET_DATA,
-				      &bucket);
-		if (ret)
-			return ret;
-		c->open_bucket = bucket;
-		c->open_used = 0;
-		room = g->bucket_sectors;
-	}
+	lockdep_assert_held(&c->alloc_lock);
+	if (room < align || (whole && room < want))
+		return -EAGAIN;
 	*got = min(want, room - room % align);
 	*gen = c->buckets[c->open_bucket].gen;
 	*offset = hc_bucket_to_sector(g, c->open_bucket) + c->open_used;
 	c->open_used += *got;
 	c->buckets[c->open_bucket].io_pin++;
 	return 0;
+}
+
+/**
+ * hc_data_alloc_io() - space on the cache device for a write in flight
+ * @c: the set; meta_lock held, for writing if @may_open
+ * @want: sectors wanted, a multiple of @align
+ * @align: sectors of the smallest piece worth having (the block size)
+ * @whole: all of @want or nothing: a bucket's worth at most
+ * @may_open: meta_lock is held for writing, so a new bucket may be opened
+ * @gen: receives the gen the key's pointer must carry
+ * @offset: receives the cache sector
+ * @got: receives how many sectors were handed out, at most @want
+ *
+ * Hands out what is left of the open bucket rather than waste it, so @got
+ * may be less than @want (unless @whole); the caller splits its I/O there.
+ * Carving the open bucket needs meta_lock for reading only (and
+ * alloc_lock, taken here), so that I/O does not queue behind metadata
+ * writes; opening a new bucket, a free-list operation, needs it for
+ * writing. The bucket is pinned (hc_bucket_unpin()) so that no refill
+ * takes it while the data is written and before its key is in the tree.
+ * May sleep if @may_open.
+ *
+ * Return: 0; -EAGAIN if a new bucket is needed and not @may_open; or
+ * hc_bucket_alloc()'s error.
+ */
+int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
+		     bool may_open, u8 *gen, u64 *offset, u32 *got)
+{
+	u64 bucket;
+	int ret;
+
+	lockdep_assert_held(&c->meta_lock);
+	if (!want || !align || want % align ||
+	    (whole && want > c->geom.bucket_sectors))
+		return -EINVAL;
+	spin_lock(&c->alloc_lock);
+	ret = hc_open_carve(c, want, align, whole, gen, offset, got);
+	spin_unlock(&c->alloc_lock);
+	if (ret != -EAGAIN || !may_open)
+		return ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	ret = hc_bucket_alloc(c, HC_RESERVE_DATA, HC_BUCKET_DATA, &bucket);
+	if (ret)
+		return ret;
+	spin_lock(&c->alloc_lock);
+	c->open_bucket = bucket;
+	c->open_used = 0;
+	ret = hc_open_carve(c, want, align, whole, gen, offset, got);
+	spin_unlock(&c->alloc_lock);
+	return ret;
 }
 
 /**

@@ -37,11 +37,25 @@ static u32 hc_node_hdr_bytes(struct hc_cache_set *c)
 	return round_up(sizeof(struct hc_btree_node_disk), c->block_size);
 }
 
+/*
+ * How many keys a node holds at most, by level. A leaf takes an insert at
+ * a random place in one sorted array, a memmove of half of it, with
+ * meta_lock held for writing: a bucket's worth of keys (16k for 512 KiB)
+ * made that the biggest cost of a read miss. Leaves are held to
+ * HC_LEAF_KEYS; interior nodes, rarely written, fill their bucket.
+ */
+static size_t hc_node_keys_max(struct hc_cache_set *c,
+			       const struct hc_btree_node *n)
+{
+	return n->level ? c->node_cap : min_t(size_t, c->node_cap,
+					      HC_LEAF_KEYS);
+}
+
 /* A node splits before an insert could leave it more than 3/4 full. */
 static bool hc_node_needs_split(struct hc_cache_set *c,
 				struct hc_btree_node *n)
 {
-	return n->keys.nr + 3 > c->node_cap * 3 / 4;
+	return n->keys.nr + 3 > hc_node_keys_max(c, n) * 3 / 4;
 }
 
 static struct hc_pos hc_key_pos(const struct hc_key *k)
@@ -503,8 +517,9 @@ corrupt:
  * The child at @idx of interior node @parent, from the cache or read from
  * disk. Callers hold meta_lock, for reading at least.
  */
-static int hc_node_get(struct hc_cache_set *c, struct hc_btree_node *parent,
-		       size_t idx, struct hc_btree_node **out)
+static int __hc_node_get(struct hc_cache_set *c, struct hc_btree_node *parent,
+			 size_t idx, bool cached_only,
+			 struct hc_btree_node **out)
 {
 	const struct hc_key *k = &parent->keys.keys[idx];
 	u64 bucket = hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr));
@@ -516,6 +531,10 @@ static int hc_node_get(struct hc_cache_set *c, struct hc_btree_node *parent,
 	min = idx ? hc_key_pos(&parent->keys.keys[idx - 1]) : parent->min;
 	mutex_lock(&c->node_cache_lock);
 	n = hc_node_cache_find(c, bucket);
+	if (!n && cached_only) {
+		ret = -EAGAIN;
+		goto out;
+	}
 	if (n) {
 		if (n->ptr != k->ptr || n->parent != parent) {
 			hc_cache_set_error(c, "cached node in bucket %llu is not its parent's",
@@ -535,6 +554,12 @@ out:
 	mutex_unlock(&c->node_cache_lock);
 	*out = ret ? NULL : n;
 	return ret;
+}
+
+static int hc_node_get(struct hc_cache_set *c, struct hc_btree_node *parent,
+		       size_t idx, struct hc_btree_node **out)
+{
+	return __hc_node_get(c, parent, idx, false, out);
 }
 
 /**
@@ -714,7 +739,7 @@ out_free:
 static bool hc_node_wants_merge(struct hc_cache_set *c,
 				struct hc_btree_node *n)
 {
-	return n->parent && n->keys.nr < c->node_cap / 8;
+	return n->parent && n->keys.nr < hc_node_keys_max(c, n) / 8;
 }
 
 /* Where @n's key sits in its parent. */
@@ -746,7 +771,7 @@ static int hc_node_merge(struct hc_cache_set *c, struct hc_btree_node *n)
 		return ret;
 	left = idx + 1 < parent->keys.nr ? n : sib;
 	right = left == n ? sib : n;
-	if (left->keys.nr + right->keys.nr >= c->node_cap / 2)
+	if (left->keys.nr + right->keys.nr >= hc_node_keys_max(c, n) / 2)
 		return 0;
 	m = hc_node_alloc(c, n->level);
 	if (!m)
@@ -1027,12 +1052,14 @@ int hc_btree_find(struct hc_cache_set *c, u32 bdev, u64 sector,
  * @gap_end: if none does, receives where the uncached run starting at
  *	@sector ends: the start of the next key, the leaf's end (the next
  *	leaf is not looked at), or @limit, whichever comes first
+ * @cached_only: fail with -EAGAIN rather than read a node, for callers
+ *	that may not wait for their own I/O (a disk's submit_bio())
  *
- * Return: 0 if a key covers @sector; -ENOENT if none does; or the error
- * reading a node.
+ * Return: 0 if a key covers @sector; -ENOENT if none does; -EAGAIN (see
+ * @cached_only); or the error reading a node.
  */
 int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
-		    struct hc_key *out, u64 *gap_end)
+		    struct hc_key *out, u64 *gap_end, bool cached_only)
 {
 	struct hc_btree_node *n = c->root;
 	const struct hc_key *k;
@@ -1044,7 +1071,7 @@ int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
 		idx = hc_bset_lookup(&n->keys, bdev, sector);
 		if (idx >= n->keys.nr)
 			return -EUCLEAN;
-		ret = hc_node_get(c, n, idx, &n);
+		ret = __hc_node_get(c, n, idx, cached_only, &n);
 		if (ret)
 			return ret;
 	}

@@ -13,6 +13,9 @@
 
 struct hc_cache_set;
 
+/* Keys a leaf holds at most; see hc_node_keys_max() in btree.c. */
+#define HC_LEAF_KEYS	4096
+
 /* A position in the btree: keys sort by (bdev_id, end). */
 struct hc_pos {
 	u32	bdev;
@@ -75,7 +78,7 @@ u64 hc_btree_oldest_pin(struct hc_cache_set *c);
 int hc_btree_find(struct hc_cache_set *c, u32 bdev, u64 sector,
 		  struct hc_key *out);
 int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
-		    struct hc_key *out, u64 *gap_end);
+		    struct hc_key *out, u64 *gap_end, bool cached_only);
 int hc_btree_walk(struct hc_cache_set *c,
 		  int (*node_fn)(void *priv, struct hc_btree_node *n),
 		  int (*key_fn)(void *priv, struct hc_btree_node *n,

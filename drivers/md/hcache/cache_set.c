@@ -9,6 +9,7 @@
 #include "hcache.h"
 
 #include <linux/bio.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -307,6 +308,11 @@ int hc_cache_register(const char *path, dev_t devt)
 	INIT_LIST_HEAD(&c->list);
 	INIT_LIST_HEAD(&c->backings);
 	init_rwsem(&c->meta_lock);
+	spin_lock_init(&c->alloc_lock);
+	spin_lock_init(&c->promote_lock);
+	INIT_LIST_HEAD(&c->promote_todo);
+	INIT_LIST_HEAD(&c->promote_done);
+	init_waitqueue_head(&c->promote_wait);
 	INIT_WORK(&c->stop_work, hc_cache_set_stop_work);
 	atomic64_set(&c->errors, 0);
 	c->sb_buf = alloc_page(GFP_KERNEL);
@@ -396,6 +402,12 @@ int hc_cache_register(const char *path, dev_t devt)
 	ret = hc_btree_shrinker_init(c);
 	if (ret)
 		goto out_del_cache;
+	c->promote_thread = kthread_run(hc_promote_thread, c, "hcache_promote");
+	if (IS_ERR(c->promote_thread)) {
+		ret = PTR_ERR(c->promote_thread);
+		hc_btree_shrinker_exit(c);
+		goto out_del_cache;
+	}
 	hc_debugfs_add_set(c);
 	list_add_tail(&c->list, &hc_cache_sets);
 	__module_get(THIS_MODULE);
@@ -449,6 +461,8 @@ void hc_cache_set_stop(struct hc_cache_set *c, bool detach)
 			continue;
 		hc_backing_stop(b);
 	}
+	/* No backing device is attached: no promotion is queued any more. */
+	kthread_stop(c->promote_thread);
 	cancel_delayed_work_sync(&c->journal.work);
 
 	down_write(&c->meta_lock);

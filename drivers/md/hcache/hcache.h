@@ -345,7 +345,10 @@ struct hc_freelist {
  * @free: the free lists
  * @prio_chain: the buckets of the current gen/prio chain, in order
  * @prio_nr: buckets in a chain
- * @open_bucket: the data bucket being filled, 0 if none
+ * @open_bucket: the data bucket being filled, 0 if none; changes only
+ *	with @meta_lock held for writing
+ * @alloc_lock: with @meta_lock held for reading, protects @open_used and
+ *	the io_pin of @open_bucket, so data allocations run side by side
  * @open_used: sectors of @open_bucket handed out
  * @replacement: HC_REPL_*
  * @discard: discard buckets before reuse
@@ -373,6 +376,12 @@ struct hc_freelist {
  *	buckets that were freed: no metadata is written any more, and the
  *	next registration recovers the last state on disk; @meta_lock
  * @stats: counters for sysfs internal/
+ * @promote_lock: protects @promote_todo and @promote_done; taken from
+ *	bio completion
+ * @promote_todo: promotions read, to write to the cache
+ * @promote_done: promotions written to the cache, to insert
+ * @promote_wait: @promote_thread waits here for either
+ * @promote_thread: writes and inserts them (hc_promote_thread())
  * @avail_percent: hc_avail_update()'s last count, for the I/O path
  * @io_stats: stats_total/ and the other windows, all backing devices
  * @debugfs: /sys/kernel/debug/hcache/<set-uuid>/
@@ -400,6 +409,7 @@ struct hc_cache_set {
 	u64			*prio_chain;
 	u64			prio_nr;
 	u64			open_bucket;
+	spinlock_t		alloc_lock;	/* see above */
 	u32			open_used;
 	unsigned int		replacement;
 	bool			discard;
@@ -436,6 +446,11 @@ struct hc_cache_set {
 		u64		buckets_invalidated;
 		u64		gen_limited;
 	} stats;
+	spinlock_t		promote_lock;	/* see above */
+	struct list_head	promote_todo;
+	struct list_head	promote_done;
+	wait_queue_head_t	promote_wait;
+	struct task_struct	*promote_thread;
 	u32			avail_percent;
 	struct hc_stats		io_stats;
 	struct dentry		*debugfs;
@@ -470,6 +485,7 @@ void hc_request_exit(void);
 int hc_request_init_backing(struct hc_backing *b);
 void hc_request_exit_backing(struct hc_backing *b);
 bool hc_request_submit(struct hc_backing *b, struct bio *bio);
+int hc_promote_thread(void *arg);
 void hc_request_attach(struct hc_backing *b);
 void hc_request_detach(struct hc_backing *b);
 
@@ -508,7 +524,7 @@ int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
 void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket);
 int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset);
 int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
-		     u8 *gen, u64 *offset, u32 *got);
+		     bool may_open, u8 *gen, u64 *offset, u32 *got);
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset);
 void hc_bucket_touch(struct hc_cache_set *c, u64 offset);
 void hc_avail_update(struct hc_cache_set *c);

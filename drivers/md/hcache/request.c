@@ -5,10 +5,12 @@
  * bypass, flushes, discards, and the tracking of writes in flight that
  * keeps an older miss from being cached over a newer write.
  *
- * A bio sent to /dev/hcacheN becomes a struct hc_request, handled by a
- * work item on hc_io_wq, never in the submitter's context: a bio-based
- * driver's submit_bio() may not wait for bios it submits itself, and a
- * btree lookup may have to read a node.
+ * A bio sent to /dev/hcacheN becomes a struct hc_request. A write is
+ * handled by a work item on hc_io_wq, which waits for its I/O: a bio-based
+ * driver's submit_bio() may not wait for bios it submits itself. A read
+ * runs in the submitter's context as long as the btree nodes it looks up
+ * are cached (they nearly always are), and goes on in a work item from the
+ * first one that is not: reading a node is such a wait.
  *
  * Reads. Under meta_lock held for reading, the request's range is cut
  * into fragments, each wholly cached (a key) or wholly not (a gap), and
@@ -54,6 +56,7 @@
 #include "hcache.h"
 
 #include <linux/bio.h>
+#include <linux/kthread.h>
 #include <linux/mempool.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
@@ -63,6 +66,9 @@
 
 /* Requests a backing device keeps ready for when memory is short. */
 #define HC_REQUEST_RESERVE	64
+
+/* Promotions written or inserted per pass of their work items. */
+#define HC_PROMOTE_BATCH	32
 
 static struct workqueue_struct *hc_io_wq;
 
@@ -157,8 +163,10 @@ static bool hc_track_collided(struct hc_backing *b, struct hc_track *t)
  * @remaining: fragments in flight, plus one while fragments are issued
  * @status: the first error
  * @done: a write's worker waits here for its I/O
+ * @mode: the cache mode when it started; a switch applies to later ones
  * @reason: why it bypasses the cache, HC_BYPASS_NONE if it does not
  * @missed: some of a read was not cached
+ * @resume: where a read stopped in submit_bio() for a worker to go on
  * @frags: a write's fragments, kept until their keys are inserted
  */
 struct hc_request {
@@ -172,8 +180,10 @@ struct hc_request {
 	atomic_t		remaining;
 	blk_status_t		status;
 	struct completion	done;
+	unsigned int		mode;
 	enum hc_bypass_reason	reason;
 	bool			missed;
+	u64			resume;
 	struct list_head	frags;
 };
 
@@ -183,7 +193,7 @@ struct hc_request {
  * @b: the backing device
  * @c: the cache set
  * @key: the key to insert: range, pointer once allocated, clean
- * @work: allocates, writes and inserts
+ * @done: on the set's promote_todo once read, promote_done once written
  * @bio: a bio of our own pages holding the data read
  */
 struct hc_promote {
@@ -191,7 +201,7 @@ struct hc_promote {
 	struct hc_backing	*b;
 	struct hc_cache_set	*c;
 	struct hc_key		key;
-	struct work_struct	work;
+	struct list_head	done;
 	struct bio		*bio;
 };
 
@@ -382,55 +392,173 @@ static void hc_promote_collided(struct hc_promote *p)
 	hc_stats_count(&p->c->io_stats, HC_STAT_MISS_COLLISIONS, 1);
 }
 
-/* Write a miss's data to the cache and insert it, unless a write raced it. */
-static void hc_promote_work(struct work_struct *work)
+/*
+ * Cache space for @want sectors: carved from the open bucket under
+ * meta_lock held for reading, which is what nearly every call needs;
+ * opening a new bucket takes it for writing.
+ */
+static int hc_alloc_data(struct hc_cache_set *c, u32 want, bool whole,
+			 u8 *gen, u64 *offset, u32 *got)
 {
-	struct hc_promote *p = container_of(work, struct hc_promote, work);
-	struct hc_cache_set *c = p->c;
 	u32 align = c->block_size >> SECTOR_SHIFT;
-	u64 offset, seq;
+	int ret;
+
+	down_read(&c->meta_lock);
+	ret = c->meta_failed ? -EIO :
+	      hc_data_alloc_io(c, want, align, whole, false, gen, offset, got);
+	up_read(&c->meta_lock);
+	if (ret != -EAGAIN)
+		return ret;
+	down_write(&c->meta_lock);
+	ret = c->meta_failed ? -EIO :
+	      hc_data_alloc_io(c, want, align, whole, true, gen, offset, got);
+	up_write(&c->meta_lock);
+	return ret;
+}
+
+/*
+ * Insert the keys of promotions written, a few per meta_lock: lookups
+ * wait while it is held. A promotion collided by a write is dropped here,
+ * under meta_lock, where no write can slip in between the check and the
+ * insert.
+ */
+static void hc_promote_insert_pass(struct hc_cache_set *c)
+{
+	struct hc_promote *p, *tmp;
+	unsigned int n;
+	LIST_HEAD(done);
+	u64 seq;
+	int ret;
+
+	spin_lock_irq(&c->promote_lock);
+	list_splice_init(&c->promote_done, &done);
+	spin_unlock_irq(&c->promote_lock);
+
+	while (!list_empty(&done)) {
+		n = 0;
+		down_write(&c->meta_lock);
+		list_for_each_entry_safe(p, tmp, &done, done) {
+			if (n++ == HC_PROMOTE_BATCH)
+				break;
+			if (hc_track_end(p->b, &p->track)) {
+				hc_promote_collided(p);
+			} else if (!p->bio->bi_status && !c->meta_failed) {
+				ret = hc_journal_add(c, &p->key, &seq);
+				if (!ret)
+					ret = hc_btree_insert(c, &p->key, seq);
+				if (ret)
+					hc_cache_set_meta_fail(c);
+			}
+			hc_bucket_unpin(c, hc_ptr_offset(p->key.ptr));
+			list_del(&p->done);
+			hc_promote_free(p);
+		}
+		up_write(&c->meta_lock);
+		cond_resched();
+	}
+}
+
+static void hc_promote_write_endio(struct bio *bio)
+{
+	struct hc_promote *p = bio->bi_private;
+	struct hc_cache_set *c = p->c;
+	unsigned long flags;
+
+	if (bio->bi_status)
+		hc_cache_set_error(c, "promotion write at cache sector %llu failed: error %d",
+				   hc_ptr_offset(p->key.ptr),
+				   blk_status_to_errno(bio->bi_status));
+	spin_lock_irqsave(&c->promote_lock, flags);
+	list_add_tail(&p->done, &c->promote_done);
+	spin_unlock_irqrestore(&c->promote_lock, flags);
+	wake_up(&c->promote_wait);
+}
+
+/* A miss's data is in our pages: find it room in the cache and write it. */
+static void hc_promote_write(struct hc_promote *p)
+{
+	struct hc_cache_set *c = p->c;
+	u64 offset;
 	u32 got;
 	u8 gen;
-	int ret;
 
 	if (hc_track_collided(p->b, &p->track)) {
 		hc_promote_collided(p);
-		goto out;
+		hc_promote_free(p);
+		return;
 	}
-	down_write(&c->meta_lock);
-	ret = c->meta_failed ? -EIO :
-	      hc_data_alloc_io(c, p->key.size, align, true, &gen, &offset,
-			       &got);
-	up_write(&c->meta_lock);
-	if (ret)
-		goto out;	/* No room: the data stays uncached. */
+	if (hc_alloc_data(c, p->key.size, true, &gen, &offset, &got)) {
+		hc_promote_free(p);	/* No room: the data stays uncached. */
+		return;
+	}
 	p->key.ptr = hc_ptr_make(offset, 0, gen);
 	p->bio->bi_iter.bi_sector = offset;
-	ret = submit_bio_wait(p->bio);
-	if (ret)
-		hc_cache_set_error(c, "promotion write at cache sector %llu failed: error %d",
-				   offset, ret);
+	p->bio->bi_private = p;
+	p->bio->bi_end_io = hc_promote_write_endio;
+	submit_bio_noacct(p->bio);
+}
 
-	down_write(&c->meta_lock);
-	if (hc_track_end(p->b, &p->track)) {
-		hc_promote_collided(p);
-	} else if (!ret && !c->meta_failed) {
-		ret = hc_journal_add(c, &p->key, &seq);
-		if (!ret)
-			ret = hc_btree_insert(c, &p->key, seq);
-		if (ret)
-			hc_cache_set_meta_fail(c);
+/* Write the misses read so far, under one plug. */
+static void hc_promote_write_pass(struct hc_cache_set *c)
+{
+	struct hc_promote *p, *tmp;
+	struct blk_plug plug;
+	LIST_HEAD(todo);
+
+	spin_lock_irq(&c->promote_lock);
+	list_splice_init(&c->promote_todo, &todo);
+	spin_unlock_irq(&c->promote_lock);
+	blk_start_plug(&plug);
+	list_for_each_entry_safe(p, tmp, &todo, done) {
+		list_del(&p->done);
+		hc_promote_write(p);
 	}
-	hc_bucket_unpin(c, offset);
-	up_write(&c->meta_lock);
-out:
-	hc_promote_free(p);
+	blk_finish_plug(&plug);
+}
+
+static bool hc_promote_pending(struct hc_cache_set *c)
+{
+	bool pending;
+
+	spin_lock_irq(&c->promote_lock);
+	pending = !list_empty(&c->promote_todo) ||
+		  !list_empty(&c->promote_done);
+	spin_unlock_irq(&c->promote_lock);
+	return pending;
+}
+
+/**
+ * hc_promote_thread() - writes and inserts a cache set's promotions
+ * @arg: the cache set
+ *
+ * Promotions are work nobody waits for: this thread runs them at the
+ * lowest priority, in passes over every one that is ready, so that they
+ * take the CPU time reads and writes leave over rather than delay them.
+ * Stopped (kthread_stop()) once no backing device is attached; it finishes
+ * what is queued first.
+ *
+ * Return: 0.
+ */
+int hc_promote_thread(void *arg)
+{
+	struct hc_cache_set *c = arg;
+
+	set_user_nice(current, MAX_NICE);
+	for (;;) {
+		wait_event_interruptible(c->promote_wait,
+					 kthread_should_stop() ||
+					 hc_promote_pending(c));
+		if (kthread_should_stop() && !hc_promote_pending(c))
+			return 0;
+		hc_promote_write_pass(c);
+		hc_promote_insert_pass(c);
+	}
 }
 
 /* ---- Reads -------------------------------------------------------------- */
 
-static void hc_read_range(struct hc_request *req, u64 start, u64 end,
-			  bool backing_only);
+static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
+			 bool backing_only, bool in_submit);
 
 /* A fragment read from a bucket that was reused, or failed: read it again. */
 static void hc_frag_retry_work(struct work_struct *work)
@@ -440,7 +568,7 @@ static void hc_frag_retry_work(struct work_struct *work)
 	bool failed = f->bio.bi_status != BLK_STS_OK;
 
 	/* A failed read of clean data comes from the backing device. */
-	hc_read_range(req, f->start, f->start + f->sectors, failed);
+	hc_read_range(req, f->start, f->start + f->sectors, failed, false);
 	bio_put(&f->bio);
 	hc_request_put(req);
 }
@@ -472,10 +600,13 @@ static void hc_read_endio(struct bio *bio)
 	if (p) {
 		if (!bio->bi_status) {
 			struct bvec_iter dst = p->bio->bi_iter;
+			unsigned long flags;
 
 			bio_copy_data_iter(p->bio, &dst, bio, &f->iter);
-			INIT_WORK(&p->work, hc_promote_work);
-			queue_work(hc_io_wq, &p->work);
+			spin_lock_irqsave(&c->promote_lock, flags);
+			list_add_tail(&p->done, &c->promote_todo);
+			spin_unlock_irqrestore(&c->promote_lock, flags);
+			wake_up(&c->promote_wait);
 		} else {
 			hc_promote_free(p);
 		}
@@ -503,9 +634,14 @@ static bool hc_key_stale(struct hc_cache_set *c, const struct hc_key *k)
 			    hc_ptr_gen(k->ptr));
 }
 
-/* Sectors [start, end) of a read request, fragment by fragment. */
-static void hc_read_range(struct hc_request *req, u64 start, u64 end,
-			  bool backing_only)
+/*
+ * Sectors [start, end) of a read request, fragment by fragment. In the
+ * submitter's context (@in_submit), which may not wait for bios it
+ * submits, a node that is not cached stops it: the return value is where
+ * it stopped, for a worker to go on from. Otherwise it returns @end.
+ */
+static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
+			 bool backing_only, bool in_submit)
 {
 	struct hc_backing *b = req->b;
 	struct hc_cache_set *c = req->c;
@@ -525,7 +661,7 @@ static void hc_read_range(struct hc_request *req, u64 start, u64 end,
 		} else {
 			down_read(&c->meta_lock);
 			ret = hc_btree_lookup(c, req->id, start, end, &k,
-					      &gap_end);
+					      &gap_end, in_submit);
 			if (!ret && hc_key_stale(c, &k)) {
 				/* Evicted: a miss, which replaces the key. */
 				ret = -ENOENT;
@@ -535,11 +671,13 @@ static void hc_read_range(struct hc_request *req, u64 start, u64 end,
 			}
 			up_read(&c->meta_lock);
 		}
+		if (ret == -EAGAIN && in_submit)
+			return start;
 		if (ret && ret != -ENOENT) {
 			hc_cache_set_error(c, "lookup of %u:%llu failed: error %d",
 					   req->id, start, ret);
 			hc_request_set_error(req, BLK_STS_IOERR);
-			return;
+			return end;
 		}
 		if (!ret) {
 			n = min(k.end, end) - start;
@@ -567,14 +705,36 @@ static void hc_read_range(struct hc_request *req, u64 start, u64 end,
 		hc_frag_submit(f, hc_read_endio);
 		start += n;
 	}
+	return end;
 }
 
-static void hc_read(struct hc_request *req)
+/* A read that met a node not cached in submit_bio(): go on from there. */
+static void hc_read_resume_work(struct work_struct *work)
+{
+	struct hc_request *req = container_of(work, struct hc_request, work);
+
+	hc_read_range(req, req->resume, req->track.end, false, false);
+	hc_request_put(req);
+}
+
+/*
+ * Reads are run in the submitter's context: a lookup needs no I/O when
+ * the nodes it visits are cached, as they nearly always are, and the
+ * clones it submits are dispatched when submit_bio() returns. That saves
+ * a worker's wake-up per read, which is most of what a miss costs us.
+ */
+static void hc_read(struct hc_request *req, bool in_submit)
 {
 	struct hc_backing *b = req->b;
 
 	hc_track_read(b, &req->track, false);
-	hc_read_range(req, req->track.start, req->track.end, false);
+	req->resume = hc_read_range(req, req->track.start, req->track.end,
+				    false, in_submit);
+	if (req->resume < req->track.end) {
+		INIT_WORK(&req->work, hc_read_resume_work);
+		queue_work(hc_io_wq, &req->work);
+		return;
+	}
 	hc_request_put(req);
 }
 
@@ -645,6 +805,23 @@ static int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
 	return ret;
 }
 
+/* Does the cache hold anything of the request's range: 1, 0 or -errno. */
+static int hc_range_cached(struct hc_request *req)
+{
+	struct hc_cache_set *c = req->c;
+	struct hc_key k;
+	u64 gap_end;
+	int ret;
+
+	down_read(&c->meta_lock);
+	ret = hc_btree_lookup(c, req->id, req->track.start, req->track.end,
+			      &k, &gap_end, false);
+	up_read(&c->meta_lock);
+	if (ret == -ENOENT)
+		return gap_end < req->track.end;
+	return ret ? ret : 1;
+}
+
 /*
  * Drop whatever the cache holds of the request's range, so that reads go
  * to the backing device; durable before the write completes if @fua.
@@ -652,21 +829,13 @@ static int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
 static int hc_invalidate(struct hc_request *req, bool fua)
 {
 	struct hc_cache_set *c = req->c;
-	struct hc_key k = {
-		.bdev_id = req->id,
-		.end = req->track.end,
-		.size = req->track.end - req->track.start,
-	};
-	u64 gap_end;
+	struct hc_key k;
 	int ret;
 
-	down_read(&c->meta_lock);
-	ret = hc_btree_lookup(c, req->id, req->track.start, req->track.end,
-			      &k, &gap_end);
-	up_read(&c->meta_lock);
-	if (ret == -ENOENT && gap_end == req->track.end)
+	ret = hc_range_cached(req);
+	if (!ret)
 		return 0;	/* Nothing cached there. */
-	if (ret && ret != -ENOENT)
+	if (ret < 0)
 		goto out;
 
 	k = (struct hc_key){
@@ -748,7 +917,6 @@ static void hc_write_frags_free(struct hc_request *req)
 static int hc_write_alloc(struct hc_request *req)
 {
 	struct hc_cache_set *c = req->c;
-	u32 align = c->block_size >> SECTOR_SHIFT;
 	u64 pos = req->track.start, offset;
 	struct hc_frag *f;
 	int ret = 0;
@@ -756,11 +924,8 @@ static int hc_write_alloc(struct hc_request *req)
 	u8 gen;
 
 	while (pos < req->track.end) {
-		down_write(&c->meta_lock);
-		ret = c->meta_failed ? -EIO :
-		      hc_data_alloc_io(c, req->track.end - pos, align, false,
-				       &gen, &offset, &got);
-		up_write(&c->meta_lock);
+		ret = hc_alloc_data(c, req->track.end - pos, false, &gen,
+				    &offset, &got);
 		if (ret)
 			break;
 		f = hc_frag_alloc(req, c->bdev, pos, got);
@@ -845,9 +1010,8 @@ static void hc_write_cached(struct hc_request *req, bool writeback)
 static void hc_write(struct hc_request *req)
 {
 	struct hc_backing *b = req->b;
-	struct hc_cache_set *c = req->c;
 	struct bio *bio = req->bio;
-	unsigned int mode = READ_ONCE(b->sb.backing.cache_mode);
+	unsigned int mode = req->mode;
 	bool fua = bio->bi_opf & REQ_FUA;
 	int ret;
 
@@ -871,8 +1035,16 @@ static void hc_write(struct hc_request *req)
 			hc_to_backing(req, REQ_PREFLUSH);
 		return;
 	}
-	if (req->reason == HC_BYPASS_NONE &&
-	    (!c->block_size || hc_write_alloc(req)))
+	/*
+	 * writeback: a sequential overwrite of what is cached stays in the
+	 * cache (a file system rewriting its tables, a database its log),
+	 * where it costs a cache write instead of an invalidation and a
+	 * backing write.
+	 */
+	if (req->reason == HC_BYPASS_SEQUENTIAL &&
+	    mode == HC_MODE_WRITEBACK && hc_range_cached(req) == 1)
+		req->reason = HC_BYPASS_NONE;
+	if (req->reason == HC_BYPASS_NONE && hc_write_alloc(req))
 		req->reason = HC_BYPASS_FULL;
 	if (req->reason == HC_BYPASS_NONE && mode == HC_MODE_WRITEBACK) {
 		ret = hc_backing_mark_dirty(b);
@@ -907,23 +1079,19 @@ static void hc_request_passthrough(struct hc_request *req)
 	hc_to_backing(req, 0);
 }
 
-static void hc_request_work(struct work_struct *work)
+/* The mode, the sequential detector and the bypass decision. */
+static void hc_request_prepare(struct hc_request *req)
 {
-	struct hc_request *req = container_of(work, struct hc_request, work);
 	struct hc_backing *b = req->b;
 	struct bio *bio = req->bio;
 	struct hc_bypass_in in = {
 		.write = op_is_write(bio_op(bio)),
-		.cache_mode = READ_ONCE(b->sb.backing.cache_mode),
 		.sequential_cutoff = READ_ONCE(b->sequential_cutoff),
 		.avail_percent = READ_ONCE(req->c->avail_percent),
 	};
 
-	if (READ_ONCE(req->c->meta_failed)) {
-		hc_request_passthrough(req);
-		hc_request_end(req);
-		return;
-	}
+	req->mode = READ_ONCE(b->sb.backing.cache_mode);
+	in.cache_mode = req->mode;
 	if (bio_sectors(bio) && (bio_op(bio) == REQ_OP_READ ||
 				 bio_op(bio) == REQ_OP_WRITE)) {
 		spin_lock(&b->seq_lock);
@@ -932,11 +1100,23 @@ static void hc_request_work(struct work_struct *work)
 		spin_unlock(&b->seq_lock);
 		req->reason = hc_bypass_decide(&in);
 	}
-	if (in.write) {
+}
+
+static void hc_request_work(struct work_struct *work)
+{
+	struct hc_request *req = container_of(work, struct hc_request, work);
+
+	if (READ_ONCE(req->c->meta_failed)) {
+		hc_request_passthrough(req);
+		hc_request_end(req);
+		return;
+	}
+	hc_request_prepare(req);
+	if (op_is_write(bio_op(req->bio))) {
 		hc_write(req);
 		hc_request_end(req);
 	} else {
-		hc_read(req);
+		hc_read(req, false);
 	}
 }
 
@@ -977,6 +1157,11 @@ bool hc_request_submit(struct hc_backing *b, struct bio *bio)
 	req->start_time = bio_start_io_acct(bio);
 	atomic_set(&req->remaining, 1);
 	init_completion(&req->done);
+	if (bio_op(bio) == REQ_OP_READ && !READ_ONCE(c->meta_failed)) {
+		hc_request_prepare(req);
+		hc_read(req, true);
+		return true;
+	}
 	INIT_WORK(&req->work, hc_request_work);
 	queue_work(hc_io_wq, &req->work);
 	return true;
