@@ -126,7 +126,7 @@ struct hc_backing *hc_backing_alloc(void)
 	mutex_init(&b->sb_lock);
 	INIT_WORK(&b->stop_work, hc_backing_stop_work);
 	init_completion(&b->inflight_done);
-	init_waitqueue_head(&b->io_wait);
+	init_completion(&b->io_drained);
 	spin_lock_init(&b->track_lock);
 	INIT_LIST_HEAD(&b->track_list);
 	spin_lock_init(&b->seq_lock);

@@ -103,12 +103,15 @@
  * THE I/O PATH (request.c, bypass.c, stats.c)
  *
  * While a running backing device is attached, b->io_cache names its set
- * (RCU) and every bio becomes a request run on hc_io_wq. Reads are cut
- * into fragments at key boundaries: cached ones read the cache and
+ * (RCU) and every bio becomes a request: a write runs on hc_io_wq, a read
+ * in the submitter's context while the nodes it looks up are cached. Reads
+ * are cut into fragments at key boundaries: cached ones read the cache and
  * re-check their bucket's gen on completion (looked up again if it was
  * reused meanwhile; a failed read of clean data goes to the backing
  * device); gaps read the backing device and, unless bypassed, are
- * promoted: copied, written to the cache, inserted clean. Writes by
+ * promoted: copied into our pages, then written to the cache and inserted
+ * clean, in batches, by the set's hcache_promote thread at nice 19. Leaves
+ * hold at most HC_LEAF_KEYS keys, which bounds an insert's memmove. Writes by
  * cache_mode: writethrough (both devices, clean key), writeback (cache
  * only, dirty key, the backing superblock marked dirty first), writearound
  * and none (whiteout over the range, then the backing device); bypass
@@ -167,10 +170,12 @@
  *
  * No lock is taken in the passthrough I/O path: a running device's data
  * offset and bdev never change, and the disk is removed before the device
- * is freed. The cached path takes meta_lock for reading per lookup and for
- * writing per allocation and insert, and never holds it across data I/O;
- * hc_backing.track_lock and seq_lock are spinlocks taken with nothing
- * nested inside (track_lock also from bio completion).
+ * is freed. The cached path takes meta_lock for reading per lookup and per
+ * data allocation (with alloc_lock, a spinlock inside it), for writing per
+ * insert and to open a new bucket, and never holds it across data I/O;
+ * hc_backing.track_lock, seq_lock and hc_cache_set.promote_lock are
+ * spinlocks with nothing nested inside (track_lock and promote_lock also
+ * taken from bio completion).
  *
  * CRASH CONSISTENCY
  *
@@ -241,8 +246,9 @@
  * @set_node: on @set's list of backing devices; hc_register_lock
  * @io_cache: @set while the I/O path caches (attached and running), else
  *	NULL; published under hc_register_lock, read under RCU (request.c)
- * @io_active: requests and promotions using @io_cache
- * @io_wait: hc_request_detach() waits here for @io_active to drain
+ * @io_active: requests and promotions using @io_cache, plus one while
+ *	it is published
+ * @io_drained: completed when @io_active drops to zero after a detach
  * @clone_set: clones of bios for the cached I/O path
  * @req_pool: struct hc_request reserve
  * @track_lock: protects @track_list
@@ -278,7 +284,7 @@ struct hc_backing {
 
 	struct hc_cache_set __rcu *io_cache;
 	atomic_t		io_active;
-	wait_queue_head_t	io_wait;
+	struct completion	io_drained;
 	struct bio_set		clone_set;
 	mempool_t		*req_pool;
 	spinlock_t		track_lock;	/* protects track_list */

@@ -48,8 +48,8 @@
  *
  * Lifetime. A request holds b->io_active; detaching (hc_request_detach())
  * unpublishes b->io_cache, waits an RCU grace period so that no new
- * request sees the set, then waits for io_active to drain, promotions
- * included. Requests complete even if the set fails: from then on
+ * request sees the set, drops the count it held for being attached, then
+ * waits for the last request or promotion to complete io_drained. Requests complete even if the set fails: from then on
  * (meta_failed) the device runs in passthrough.
  */
 
@@ -231,13 +231,25 @@ struct hc_frag {
 	struct bio		bio;
 };
 
+/*
+ * A request or promotion is done with the set. The last one completes
+ * io_drained for hc_request_detach(), which then frees what @b's I/O path
+ * owns: nothing of @b may be touched after the decrement. A completion
+ * (unlike a wait queue) is safe for that: its waiter cannot return before
+ * complete() has let go of it.
+ */
+static void hc_io_put(struct hc_backing *b)
+{
+	if (atomic_dec_and_test(&b->io_active))
+		complete(&b->io_drained);
+}
+
 static void hc_request_free(struct hc_request *req)
 {
 	struct hc_backing *b = req->b;
 
 	mempool_free(req, b->req_pool);
-	if (atomic_dec_and_test(&b->io_active))
-		wake_up(&b->io_wait);
+	hc_io_put(b);
 }
 
 static void hc_request_set_error(struct hc_request *req, blk_status_t status)
@@ -327,8 +339,7 @@ static void hc_promote_free(struct hc_promote *p)
 		kfree(p->bio);
 	}
 	kfree(p);
-	if (atomic_dec_and_test(&b->io_active))
-		wake_up(&b->io_wait);
+	hc_io_put(b);
 }
 
 /*
@@ -1177,8 +1188,12 @@ bool hc_request_submit(struct hc_backing *b, struct bio *bio)
 void hc_request_attach(struct hc_backing *b)
 {
 	lockdep_assert_held(&hc_register_lock);
-	if (b->set && b->disk && !rcu_access_pointer(b->io_cache))
+	if (b->set && b->disk && !rcu_access_pointer(b->io_cache)) {
+		/* One count for being attached, dropped by the detach. */
+		atomic_set(&b->io_active, 1);
+		reinit_completion(&b->io_drained);
 		rcu_assign_pointer(b->io_cache, b->set);
+	}
 }
 
 /**
@@ -1195,7 +1210,8 @@ void hc_request_detach(struct hc_backing *b)
 		return;
 	RCU_INIT_POINTER(b->io_cache, NULL);
 	synchronize_rcu();
-	wait_event(b->io_wait, !atomic_read(&b->io_active));
+	hc_io_put(b);
+	wait_for_completion(&b->io_drained);
 }
 
 /**
