@@ -49,8 +49,9 @@
  * Lifetime. A request holds b->io_active; detaching (hc_request_detach())
  * unpublishes b->io_cache, waits an RCU grace period so that no new
  * request sees the set, drops the count it held for being attached, then
- * waits for the last request or promotion to complete io_drained. Requests complete even if the set fails: from then on
- * (meta_failed) the device runs in passthrough.
+ * waits for the last request or promotion to complete io_drained.
+ * Requests complete even if the set fails: from then on (meta_failed)
+ * the device runs in passthrough.
  */
 
 #include "hcache.h"
