@@ -98,18 +98,18 @@ cmp -s /tmp/raw <(head -c 65536 /tmp/small) &&
 
 hc_log "writeback: a discard drops dirty data"
 off=$((40 * MiB))
-io_pattern /tmp/clean 8
-io_put /tmp/clean /dev/$dev $off
+io_pattern /tmp/io-discard-clean 8
+io_put /tmp/io-discard-clean /dev/$dev $off
 io_mode $dev writeback
-io_pattern /tmp/dirty 8
-io_put /tmp/dirty /dev/$dev $off
+io_pattern /tmp/io-discard-dirty 8
+io_put /tmp/io-discard-dirty /dev/$dev $off
 io_get_raw $off $((8 * MiB)) /tmp/raw
-cmp -s /tmp/raw /tmp/clean || hc_fail "writeback: the write reached the backing device"
+cmp -s /tmp/raw /tmp/io-discard-clean || hc_fail "writeback: the write reached the backing device"
 io_get /dev/$dev $off $((8 * MiB)) /tmp/got
-cmp /tmp/got /tmp/dirty || hc_fail "writeback: the dirty data does not read back"
+cmp /tmp/got /tmp/io-discard-dirty || hc_fail "writeback: the dirty data does not read back"
 discard $((off + 2 * MiB)) $((2 * MiB))
 io_get_raw $((off + 2 * MiB)) $((2 * MiB)) /tmp/mid
-{ head -c $((2 * MiB)) /tmp/dirty; cat /tmp/mid; tail -c $((4 * MiB)) /tmp/dirty; } >/tmp/expect
+{ head -c $((2 * MiB)) /tmp/io-discard-dirty; cat /tmp/mid; tail -c $((4 * MiB)) /tmp/io-discard-dirty; } >/tmp/expect
 io_get /dev/$dev $off $((8 * MiB)) /tmp/got
 cmp /tmp/got /tmp/expect || hc_fail "writeback: after a discard over dirty data: $(cmp /tmp/got /tmp/expect 2>&1 | head -1)"
 for m in writethrough writearound none; do
