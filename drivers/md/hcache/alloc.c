@@ -498,39 +498,29 @@ void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket)
 }
 
 /**
- * hc_data_alloc() - space on the cache device for data
+ * hc_data_alloc() - space on the cache device for data inserted at once
  * @c: the set; meta_lock held for writing
  * @sectors: how much, at most a bucket
  * @gen: receives the gen the key's pointer must carry
  * @offset: receives the cache sector
  *
- * Hands out the open bucket's space in order; a new bucket is opened from
- * the data list when it runs out. May sleep.
+ * hc_data_alloc_io() for a caller that inserts the key before it lets go
+ * of meta_lock (the debugfs fill), so no refill can come in between and
+ * the bucket needs no pin. May sleep.
  *
  * Return: 0, -EINVAL for a size over a bucket, or hc_bucket_alloc()'s
  * error.
  */
 int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset)
 {
-	const struct hc_geom *g = &c->geom;
-	u64 bucket;
+	u32 got;
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	if (!sectors || sectors > g->bucket_sectors)
-		return -EINVAL;
-	if (!c->open_bucket || c->open_used + sectors > g->bucket_sectors) {
-		ret = hc_bucket_alloc(c, HC_RESERVE_DATA, HC_BUCKET_DATA,
-				      &bucket);
-		if (ret)
-			return ret;
-		c->open_bucket = bucket;
-		c->open_used = 0;
-	}
-	*gen = c->buckets[c->open_bucket].gen;
-	*offset = hc_bucket_to_sector(g, c->open_bucket) + c->open_used;
-	c->open_used += sectors;
-	return 0;
+	ret = hc_data_alloc_io(c, sectors, 1, true, true, gen, offset, &got);
+	if (!ret)
+		hc_bucket_unpin(c, *offset);
+	return ret;
 }
 
 /* Space from the open bucket, @c->alloc_lock held; -EAGAIN if too little. */
@@ -791,11 +781,22 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
  */
 void hc_avail_update(struct hc_cache_set *c)
 {
+	WRITE_ONCE(c->avail_percent, hc_avail_percent(c));
+}
+
+/**
+ * hc_avail_percent() - share of the data buckets that could take new data
+ * @c: the set; meta_lock held
+ *
+ * Return: hc_buckets_available() as a percentage of the buckets outside
+ * the superblock and journal.
+ */
+u32 hc_avail_percent(struct hc_cache_set *c)
+{
 	u64 usable = c->geom.nbuckets - c->geom.first_bucket -
 		     c->geom.journal_buckets;
 
-	WRITE_ONCE(c->avail_percent,
-		   usable ? div64_u64(hc_buckets_available(c) * 100, usable) : 0);
+	return usable ? div64_u64(hc_buckets_available(c) * 100, usable) : 0;
 }
 
 /**

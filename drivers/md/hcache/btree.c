@@ -1009,40 +1009,6 @@ u64 hc_btree_oldest_pin(struct hc_cache_set *c)
 }
 
 /**
- * hc_btree_find() - the key covering a sector
- * @c: the set; meta_lock held, for reading at least
- * @bdev: backing device id
- * @sector: backing sector
- * @out: receives the key
- *
- * Return: 0 if a key covers @sector; -ENOENT if none does; or the error
- * reading a node.
- */
-int hc_btree_find(struct hc_cache_set *c, u32 bdev, u64 sector,
-		  struct hc_key *out)
-{
-	struct hc_btree_node *n = c->root;
-	const struct hc_key *k;
-	size_t idx;
-	int ret;
-
-	lockdep_assert_held(&c->meta_lock);
-	while (n->level) {
-		idx = hc_bset_lookup(&n->keys, bdev, sector);
-		if (idx >= n->keys.nr)
-			return -EUCLEAN;
-		ret = hc_node_get(c, n, idx, &n);
-		if (ret)
-			return ret;
-	}
-	k = hc_bset_find(&n->keys, bdev, sector);
-	if (!k)
-		return -ENOENT;
-	*out = *k;
-	return 0;
-}
-
-/**
  * hc_btree_lookup() - what the cache holds at a sector, or how far it does not
  * @c: the set; meta_lock held, for reading at least
  * @bdev: backing device id

@@ -75,8 +75,6 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 		    u64 journal_seq);
 int hc_btree_flush(struct hc_cache_set *c);
 u64 hc_btree_oldest_pin(struct hc_cache_set *c);
-int hc_btree_find(struct hc_cache_set *c, u32 bdev, u64 sector,
-		  struct hc_key *out);
 int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
 		    struct hc_key *out, u64 *gap_end, bool cached_only);
 int hc_btree_walk(struct hc_cache_set *c,

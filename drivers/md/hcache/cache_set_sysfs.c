@@ -34,13 +34,12 @@ static ssize_t nbuckets_show(struct hc_cache_set *c, char *buf)
 static ssize_t cache_available_percent_show(struct hc_cache_set *c,
 					    char *buf)
 {
-	u64 data = c->geom.nbuckets - c->geom.first_bucket -
-		   c->geom.journal_buckets, avail;
+	u32 avail;
 
 	down_read(&c->meta_lock);
-	avail = hc_buckets_available(c);
+	avail = hc_avail_percent(c);
 	up_read(&c->meta_lock);
-	return sysfs_emit(buf, "%llu\n", div64_u64(avail * 100, data));
+	return sysfs_emit(buf, "%u\n", avail);
 }
 
 static ssize_t tree_depth_show(struct hc_cache_set *c, char *buf)

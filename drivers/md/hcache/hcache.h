@@ -534,6 +534,7 @@ int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset);
 void hc_bucket_touch(struct hc_cache_set *c, u64 offset);
 void hc_avail_update(struct hc_cache_set *c);
+u32 hc_avail_percent(struct hc_cache_set *c);
 int hc_prio_write(struct hc_cache_set *c);
 int hc_prio_read(struct hc_cache_set *c, u64 head);
 void hc_prio_get(void *priv, u64 bucket, u8 *gen, u16 *prio);

@@ -95,35 +95,28 @@ static bool hc_track_overlaps(const struct hc_track *a,
 	return a->start < b->end && b->start < a->end;
 }
 
-/* A write starts: every overlapping read in flight is collided. */
-static void hc_track_write(struct hc_backing *b, struct hc_track *t)
+/*
+ * Put @t on the list of I/O in flight. A write collides every overlapping
+ * read in flight; a read is collided if an overlapping write is in flight
+ * (or, as @collided says, was since its request started).
+ */
+static void hc_track_add(struct hc_backing *b, struct hc_track *t,
+			 bool write, bool collided)
 {
 	struct hc_track *o;
 	unsigned long flags;
 
-	t->write = true;
-	t->collided = false;
-	spin_lock_irqsave(&b->track_lock, flags);
-	list_for_each_entry(o, &b->track_list, node)
-		if (!o->write && hc_track_overlaps(o, t))
-			o->collided = true;
-	list_add(&t->node, &b->track_list);
-	spin_unlock_irqrestore(&b->track_lock, flags);
-}
-
-/* A read starts, collided if an overlapping write is in flight (or was). */
-static void hc_track_read(struct hc_backing *b, struct hc_track *t,
-			  bool collided)
-{
-	struct hc_track *o;
-	unsigned long flags;
-
-	t->write = false;
+	t->write = write;
 	t->collided = collided;
 	spin_lock_irqsave(&b->track_lock, flags);
-	list_for_each_entry(o, &b->track_list, node)
-		if (o->write && hc_track_overlaps(o, t))
+	list_for_each_entry(o, &b->track_list, node) {
+		if (o->write == write || !hc_track_overlaps(o, t))
+			continue;
+		if (write)
+			o->collided = true;
+		else
 			t->collided = true;
+	}
 	list_add(&t->node, &b->track_list);
 	spin_unlock_irqrestore(&b->track_lock, flags);
 }
@@ -245,6 +238,18 @@ static void hc_io_put(struct hc_backing *b)
 		complete(&b->io_drained);
 }
 
+/*
+ * Was the bucket @ptr points into reused since? Read without meta_lock
+ * by completing reads; the tree keeps stale keys until overwritten.
+ */
+static bool hc_ptr_stale_now(struct hc_cache_set *c, u64 ptr)
+{
+	u64 bucket = hc_sector_to_bucket(&c->geom, hc_ptr_offset(ptr));
+
+	return hc_ptr_stale(READ_ONCE(c->buckets[bucket].gen),
+			    hc_ptr_gen(ptr));
+}
+
 static void hc_request_free(struct hc_request *req)
 {
 	struct hc_backing *b = req->b;
@@ -257,6 +262,14 @@ static void hc_request_set_error(struct hc_request *req, blk_status_t status)
 {
 	if (status)
 		cmpxchg(&req->status, BLK_STS_OK, status);
+}
+
+/* Count @n of @st for the backing device and for its set. */
+static void hc_count(struct hc_backing *b, struct hc_cache_set *c,
+		     enum hc_stat st, u64 n)
+{
+	hc_stats_count(&b->stats, st, n);
+	hc_stats_count(&c->io_stats, st, n);
 }
 
 static void hc_request_count(struct hc_request *req)
@@ -273,16 +286,13 @@ static void hc_request_count(struct hc_request *req)
 		else
 			st = req->missed ? HC_STAT_BYPASS_MISSES :
 					   HC_STAT_BYPASS_HITS;
-		hc_stats_count(&b->stats, st, 1);
-		hc_stats_count(&c->io_stats, st, 1);
+		hc_count(b, c, st, 1);
 	}
 	if (req->reason == HC_BYPASS_NONE)
 		return;
-	hc_stats_count(&b->stats, HC_STAT_BYPASSED, bio_sectors(req->bio));
-	hc_stats_count(&c->io_stats, HC_STAT_BYPASSED, bio_sectors(req->bio));
+	hc_count(b, c, HC_STAT_BYPASSED, bio_sectors(req->bio));
 	st = HC_STAT_BYPASS_SEQUENTIAL + req->reason - HC_BYPASS_SEQUENTIAL;
-	hc_stats_count(&b->stats, st, 1);
-	hc_stats_count(&c->io_stats, st, 1);
+	hc_count(b, c, st, 1);
 }
 
 /* The last fragment is done, or a write's worker is: end the bio. */
@@ -393,15 +403,14 @@ static struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
 	p->track.end = start + sectors;
 	atomic_inc(&req->b->io_active);
 	/* Collided already if a write raced the request since it started. */
-	hc_track_read(req->b, &p->track, hc_track_collided(req->b,
-							   &req->track));
+	hc_track_add(req->b, &p->track, false,
+		     hc_track_collided(req->b, &req->track));
 	return p;
 }
 
 static void hc_promote_collided(struct hc_promote *p)
 {
-	hc_stats_count(&p->b->stats, HC_STAT_MISS_COLLISIONS, 1);
-	hc_stats_count(&p->c->io_stats, HC_STAT_MISS_COLLISIONS, 1);
+	hc_count(p->b, p->c, HC_STAT_MISS_COLLISIONS, 1);
 }
 
 /*
@@ -593,10 +602,7 @@ static void hc_read_endio(struct bio *bio)
 	struct hc_promote *p = f->promote;
 
 	if (f->ptr) {
-		u64 bucket = hc_sector_to_bucket(&c->geom,
-						 hc_ptr_offset(f->ptr));
-		bool stale = hc_ptr_stale(READ_ONCE(c->buckets[bucket].gen),
-					  hc_ptr_gen(f->ptr));
+		bool stale = hc_ptr_stale_now(c, f->ptr);
 
 		if (bio->bi_status && !stale)
 			hc_cache_set_error(c, "read at cache sector %llu failed: error %d",
@@ -637,15 +643,6 @@ static void hc_frag_submit(struct hc_frag *f, bio_end_io_t *endio)
 	submit_bio_noacct(&f->bio);
 }
 
-/* Is @k's bucket reused since? Keys stay in the tree until overwritten. */
-static bool hc_key_stale(struct hc_cache_set *c, const struct hc_key *k)
-{
-	u64 bucket = hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr));
-
-	return hc_ptr_stale(READ_ONCE(c->buckets[bucket].gen),
-			    hc_ptr_gen(k->ptr));
-}
-
 /*
  * Sectors [start, end) of a read request, fragment by fragment. In the
  * submitter's context (@in_submit), which may not wait for bios it
@@ -674,7 +671,7 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 			down_read(&c->meta_lock);
 			ret = hc_btree_lookup(c, req->id, start, end, &k,
 					      &gap_end, in_submit);
-			if (!ret && hc_key_stale(c, &k)) {
+			if (!ret && hc_ptr_stale_now(c, k.ptr)) {
 				/* Evicted: a miss, which replaces the key. */
 				ret = -ENOENT;
 				gap_end = min(k.end, end);
@@ -739,7 +736,7 @@ static void hc_read(struct hc_request *req, bool in_submit)
 {
 	struct hc_backing *b = req->b;
 
-	hc_track_read(b, &req->track, false);
+	hc_track_add(b, &req->track, false, false);
 	req->resume = hc_read_range(req, req->track.start, req->track.end,
 				    false, in_submit);
 	if (req->resume < req->track.end) {
@@ -817,6 +814,16 @@ static int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
 	return ret;
 }
 
+/* A key that drops whatever the cache holds of the request's range. */
+static struct hc_key hc_request_whiteout(const struct hc_request *req)
+{
+	return (struct hc_key){
+		.bdev_id = req->id,
+		.end = req->track.end,
+		.size = req->track.end - req->track.start,
+	};
+}
+
 /* Does the cache hold anything of the request's range: 1, 0 or -errno. */
 static int hc_range_cached(struct hc_request *req)
 {
@@ -850,11 +857,7 @@ static int hc_invalidate(struct hc_request *req, bool fua)
 	if (ret < 0)
 		goto out;
 
-	k = (struct hc_key){
-		.bdev_id = req->id,
-		.end = req->track.end,
-		.size = req->track.end - req->track.start,
-	};
+	k = hc_request_whiteout(req);
 	down_write(&c->meta_lock);
 	ret = hc_insert(c, &k);
 	if (!ret && fua)
@@ -993,11 +996,7 @@ static void hc_write_cached(struct hc_request *req, bool writeback)
 	}
 	if (cache_failed || req->status || ret) {
 		/* The cache may hold older data for the range: drop it. */
-		struct hc_key w = {
-			.bdev_id = req->id,
-			.end = req->track.end,
-			.size = req->track.end - req->track.start,
-		};
+		struct hc_key w = hc_request_whiteout(req);
 
 		ret = hc_insert(c, &w);
 	}
@@ -1027,7 +1026,7 @@ static void hc_write(struct hc_request *req)
 	bool fua = bio->bi_opf & REQ_FUA;
 	int ret;
 
-	hc_track_write(b, &req->track);
+	hc_track_add(b, &req->track, true, false);
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		ret = hc_flush(req);
 		if (ret) {
