@@ -698,6 +698,44 @@ int hc_prio_read(struct hc_cache_set *c, u64 head)
 	return 0;
 }
 
+/*
+ * Live dirty sectors per backing device, for writeback (dirty_data, the
+ * rate controller, the move to clean). Keys of an id no longer in the
+ * table are dead and not counted.
+ */
+static void hc_dirty_note(struct hc_cache_set *c, u32 id, u64 sectors,
+			  bool add)
+{
+	struct hc_bdev_entry *e = hc_bdev_table_find_id(c->table, id);
+
+	if (!e)
+		return;
+	if (add) {
+		e->dirty_sectors += sectors;
+	} else if (WARN_ON_ONCE(e->dirty_sectors < sectors)) {
+		hc_cache_set_error(c, "id %u has %llu dirty sectors, loses %llu",
+				   id, e->dirty_sectors, sectors);
+		e->dirty_sectors = 0;
+	} else {
+		e->dirty_sectors -= sectors;
+	}
+}
+
+/**
+ * hc_dirty_sectors() - live dirty sectors of a backing device
+ * @c: the set; meta_lock held
+ * @id: the device's id
+ *
+ * Return: the count, 0 for an id not in the table.
+ */
+u64 hc_dirty_sectors(struct hc_cache_set *c, u32 id)
+{
+	struct hc_bdev_entry *e = hc_bdev_table_find_id(c->table, id);
+
+	lockdep_assert_held(&c->meta_lock);
+	return e ? e->dirty_sectors : 0;
+}
+
 /**
  * hc_bucket_key_added() - a key was stored in a leaf: count its sectors
  * @c: the set; meta_lock held for writing
@@ -723,10 +761,12 @@ void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k)
 				   hc_bucket_type_name(b->m.type),
 				   (long long)(b - c->buckets));
 	b->m.type = HC_BUCKET_DATA;
-	if (k->flags & HC_KEY_DIRTY)
+	if (k->flags & HC_KEY_DIRTY) {
 		b->m.dirty += k->size;
-	else
+		hc_dirty_note(c, k->bdev_id, k->size, true);
+	} else {
 		b->m.clean += k->size;
+	}
 }
 
 /**
@@ -770,6 +810,8 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 	} else {
 		*count -= end - start;
 	}
+	if (k->flags & HC_KEY_DIRTY)
+		hc_dirty_note(c, k->bdev_id, end - start, false);
 }
 
 /**

@@ -116,7 +116,9 @@ void hc_backing_unlink(struct hc_backing *b)
 	char name[16];
 
 	lockdep_assert_held(&hc_register_lock);
+	hc_writeback_stop(b);
 	hc_request_detach(b);
+	b->set->nr_backings--;
 	snprintf(name, sizeof(name), "bdev%u", b->id);
 	sysfs_remove_link(&b->set->kobj, name);
 	sysfs_remove_link(&b->kobj, "cache_set");
@@ -208,8 +210,10 @@ int hc_backing_attach(struct hc_backing *b, struct hc_cache_set *c)
 	b->set = c;
 	b->id = id;
 	list_add_tail(&b->set_node, &c->backings);
+	c->nr_backings++;
 	hc_attach_links(b, c);
 	hc_request_attach(b);
+	hc_writeback_start(b);
 	pr_info("%pg: attached to cache set %pU as id %u%s\n", b->bdev,
 		c->sb.set_uuid, id, new_id ? " (new id)" : "");
 	if (b->disk)

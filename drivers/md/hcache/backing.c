@@ -133,6 +133,7 @@ struct hc_backing *hc_backing_alloc(void)
 	hc_seq_init(&b->seq);
 	b->sequential_cutoff = HC_SEQ_CUTOFF_DEFAULT;
 	b->admit = HC_ADMIT_FIRST_ACCESS;
+	hc_writeback_init(b);
 	b->minor_index = -1;
 	kobject_init(&b->kobj, &hc_backing_ktype);
 	return b;

@@ -252,7 +252,7 @@ static ssize_t detach_store(struct hc_backing *b, const char *buf,
 	ret = hc_backing_lock_registered(b);
 	if (ret)
 		return ret;
-	ret = hc_backing_detach(b);
+	ret = hc_writeback_detach(b);
 	mutex_unlock(&hc_register_lock);
 	return ret ? ret : len;
 }
@@ -282,6 +282,238 @@ static ssize_t backing_dev_uuid_show(struct hc_backing *b, char *buf)
 	return sysfs_emit(buf, "%pU\n", b->sb.dev_uuid);
 }
 
+/* ---- Writeback (writeback.c) -------------------------------------------- */
+
+static ssize_t dirty_data_show(struct hc_backing *b, char *buf)
+{
+	u64 dirty;
+	int ret;
+
+	ret = hc_backing_lock_registered(b);
+	if (ret)
+		return ret;
+	dirty = hc_writeback_dirty_sectors(b);
+	mutex_unlock(&hc_register_lock);
+	return sysfs_emit(buf, "%llu\n", dirty << SECTOR_SHIFT);
+}
+
+static ssize_t detaching_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(b->wb.detaching));
+}
+
+/* Parse an unsigned number in [@min, @max] and store it under wb.lock. */
+static ssize_t hc_wb_store_u32(struct hc_backing *b, const char *buf,
+			       size_t len, u32 *field, u32 min, u32 max)
+{
+	u32 v;
+	int ret = kstrtou32(buf, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v < min || v > max)
+		return -EINVAL;
+	spin_lock(&b->wb.lock);
+	WRITE_ONCE(*field, v);
+	spin_unlock(&b->wb.lock);
+	hc_writeback_wake(b);
+	return len;
+}
+
+static ssize_t hc_wb_show_u32(struct hc_backing *b, char *buf,
+			      const u32 *field)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*field));
+}
+
+static ssize_t writeback_running_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(b->wb.running));
+}
+
+static ssize_t writeback_running_store(struct hc_backing *b, const char *buf,
+				       size_t len)
+{
+	bool v;
+
+	if (kstrtobool(buf, &v))
+		return -EINVAL;
+	WRITE_ONCE(b->wb.running, v);
+	hc_writeback_wake(b);
+	return len;
+}
+
+static ssize_t writeback_percent_show(struct hc_backing *b, char *buf)
+{
+	return hc_wb_show_u32(b, buf, &b->wb.percent);
+}
+
+static ssize_t writeback_percent_store(struct hc_backing *b, const char *buf,
+				       size_t len)
+{
+	return hc_wb_store_u32(b, buf, len, &b->wb.percent, 0, 50);
+}
+
+static ssize_t writeback_delay_show(struct hc_backing *b, char *buf)
+{
+	return hc_wb_show_u32(b, buf, &b->wb.delay);
+}
+
+static ssize_t writeback_delay_store(struct hc_backing *b, const char *buf,
+				     size_t len)
+{
+	return hc_wb_store_u32(b, buf, len, &b->wb.delay, 0, 3600);
+}
+
+static ssize_t writeback_rate_update_seconds_show(struct hc_backing *b,
+						  char *buf)
+{
+	return hc_wb_show_u32(b, buf, &b->wb.update_seconds);
+}
+
+static ssize_t writeback_rate_update_seconds_store(struct hc_backing *b,
+						   const char *buf, size_t len)
+{
+	return hc_wb_store_u32(b, buf, len, &b->wb.update_seconds, 1, 60);
+}
+
+static ssize_t writeback_rate_p_term_inverse_show(struct hc_backing *b,
+						  char *buf)
+{
+	return hc_wb_show_u32(b, buf, &b->wb.params.p_term_inverse);
+}
+
+static ssize_t writeback_rate_p_term_inverse_store(struct hc_backing *b,
+						   const char *buf, size_t len)
+{
+	return hc_wb_store_u32(b, buf, len, &b->wb.params.p_term_inverse, 1,
+			       1000000);
+}
+
+static ssize_t writeback_rate_i_term_inverse_show(struct hc_backing *b,
+						  char *buf)
+{
+	return hc_wb_show_u32(b, buf, &b->wb.params.i_term_inverse);
+}
+
+static ssize_t writeback_rate_i_term_inverse_store(struct hc_backing *b,
+						   const char *buf, size_t len)
+{
+	return hc_wb_store_u32(b, buf, len, &b->wb.params.i_term_inverse, 0,
+			       100000000);
+}
+
+static ssize_t writeback_rate_d_term_show(struct hc_backing *b, char *buf)
+{
+	return hc_wb_show_u32(b, buf, &b->wb.params.d_term);
+}
+
+static ssize_t writeback_rate_d_term_store(struct hc_backing *b,
+					   const char *buf, size_t len)
+{
+	return hc_wb_store_u32(b, buf, len, &b->wb.params.d_term, 0, 1000);
+}
+
+/* A rate in bytes/s (k/M/G suffixes) as sectors/s in [@min, @max]. */
+static int hc_wb_parse_rate(const char *buf, u64 min, u64 max, u64 *sectors)
+{
+	u64 bytes;
+	int ret = hc_size_parse(buf, &bytes);
+
+	if (ret)
+		return ret;
+	bytes >>= SECTOR_SHIFT;
+	if (bytes < min || bytes > max)
+		return -EINVAL;
+	*sectors = bytes;
+	return 0;
+}
+
+static ssize_t writeback_rate_minimum_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(b->wb.params.minimum) << SECTOR_SHIFT);
+}
+
+static ssize_t writeback_rate_minimum_store(struct hc_backing *b,
+					    const char *buf, size_t len)
+{
+	u64 v;
+	int ret = hc_wb_parse_rate(buf, 1, b->wb.params.maximum, &v);
+
+	if (ret)
+		return ret;
+	spin_lock(&b->wb.lock);
+	WRITE_ONCE(b->wb.params.minimum, v);
+	spin_unlock(&b->wb.lock);
+	return len;
+}
+
+static ssize_t writeback_rate_show(struct hc_backing *b, char *buf)
+{
+	u64 rate;
+
+	spin_lock(&b->wb.lock);
+	rate = b->wb.rate.rate;
+	spin_unlock(&b->wb.lock);
+	return sysfs_emit(buf, "%llu\n", rate << SECTOR_SHIFT);
+}
+
+static ssize_t writeback_rate_store(struct hc_backing *b, const char *buf,
+				    size_t len)
+{
+	u64 v;
+	int ret = hc_wb_parse_rate(buf, 1, b->wb.params.maximum, &v);
+
+	if (ret)
+		return ret;
+	spin_lock(&b->wb.lock);
+	b->wb.rate.rate = v;
+	spin_unlock(&b->wb.lock);
+	hc_writeback_wake(b);
+	return len;
+}
+
+static ssize_t writeback_rate_debug_show(struct hc_backing *b, char *buf)
+{
+	struct hc_wb_rate r;
+	u64 dirty, target;
+
+	spin_lock(&b->wb.lock);
+	r = b->wb.rate;
+	dirty = b->wb.dirty;
+	target = b->wb.target;
+	spin_unlock(&b->wb.lock);
+	return sysfs_emit(buf,
+			  "rate: %llu\ndirty: %llu\ntarget: %llu\nproportional: %lld\nintegral: %lld\nderivative: %lld\nidle: %d\nin_band: %d\n",
+			  r.rate << SECTOR_SHIFT, dirty << SECTOR_SHIFT,
+			  target << SECTOR_SHIFT,
+			  r.proportional * SECTOR_SIZE,
+			  r.integral * SECTOR_SIZE,
+			  r.derivative * SECTOR_SIZE,
+			  time_after(jiffies, READ_ONCE(b->wb.last_io) + HZ),
+			  hc_wb_rate_in_band(dirty, target));
+}
+
+static ssize_t writeback_keys_written_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  (long long)atomic64_read(&b->wb.keys_written));
+}
+
+static ssize_t writeback_sectors_written_show(struct hc_backing *b,
+					      char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  (long long)atomic64_read(&b->wb.sectors_written));
+}
+
+static ssize_t writeback_backing_writes_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  (long long)atomic64_read(&b->wb.backing_writes));
+}
+
 #define HC_ATTR_RO(name) \
 	static struct hc_backing_attr hc_attr_##name = __ATTR_RO(name)
 #define HC_ATTR_RW(name) \
@@ -303,6 +535,21 @@ HC_ATTR_RO(cache_set_uuid);
 HC_ATTR_RO(cache_set_id);
 HC_ATTR_RO(backing_dev_name);
 HC_ATTR_RO(backing_dev_uuid);
+HC_ATTR_RO(dirty_data);
+HC_ATTR_RO(detaching);
+HC_ATTR_RW(writeback_running);
+HC_ATTR_RW(writeback_percent);
+HC_ATTR_RW(writeback_delay);
+HC_ATTR_RW(writeback_rate);
+HC_ATTR_RW(writeback_rate_update_seconds);
+HC_ATTR_RW(writeback_rate_p_term_inverse);
+HC_ATTR_RW(writeback_rate_i_term_inverse);
+HC_ATTR_RW(writeback_rate_d_term);
+HC_ATTR_RW(writeback_rate_minimum);
+HC_ATTR_RO(writeback_rate_debug);
+HC_ATTR_RO(writeback_keys_written);
+HC_ATTR_RO(writeback_sectors_written);
+HC_ATTR_RO(writeback_backing_writes);
 
 static struct attribute *hc_backing_attrs[] = {
 	&hc_attr_state.attr,
@@ -319,6 +566,21 @@ static struct attribute *hc_backing_attrs[] = {
 	&hc_attr_cache_set_id.attr,
 	&hc_attr_backing_dev_name.attr,
 	&hc_attr_backing_dev_uuid.attr,
+	&hc_attr_dirty_data.attr,
+	&hc_attr_detaching.attr,
+	&hc_attr_writeback_running.attr,
+	&hc_attr_writeback_percent.attr,
+	&hc_attr_writeback_delay.attr,
+	&hc_attr_writeback_rate.attr,
+	&hc_attr_writeback_rate_update_seconds.attr,
+	&hc_attr_writeback_rate_p_term_inverse.attr,
+	&hc_attr_writeback_rate_i_term_inverse.attr,
+	&hc_attr_writeback_rate_d_term.attr,
+	&hc_attr_writeback_rate_minimum.attr,
+	&hc_attr_writeback_rate_debug.attr,
+	&hc_attr_writeback_keys_written.attr,
+	&hc_attr_writeback_sectors_written.attr,
+	&hc_attr_writeback_backing_writes.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(hc_backing);

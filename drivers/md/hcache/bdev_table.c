@@ -196,6 +196,7 @@ int hc_bdev_table_decode(const void *buf, size_t len, u64 set_magic,
 		e->flags = le32_to_cpu(de->flags);
 		e->sectors = le64_to_cpu(de->sectors);
 		e->last_attach = le64_to_cpu(de->last_attach);
+		e->dirty_sectors = 0;
 		err = "backing device entry padding not zero";
 		if (de->pad)
 			goto err;
@@ -304,6 +305,7 @@ int hc_bdev_table_attach(struct hc_bdev_table *t, const u8 *uuid,
 	e->id = t->next_id++;
 	e->inval_gen = inval_gen;
 	e->flags = 0;
+	e->dirty_sectors = 0;
 	e->sectors = sectors;
 	e->last_attach = now;
 	*id = e->id;

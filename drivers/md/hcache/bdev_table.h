@@ -43,6 +43,8 @@
  * @flags: HC_BDEV_ENTRY_*
  * @sectors: backing device size when last attached
  * @last_attach: when it was last attached, seconds since the epoch
+ * @dirty_sectors: in memory only: live dirty sectors under @id, kept by
+ *	the cache set (alloc.c) and recomputed by the mark pass
  */
 struct hc_bdev_entry {
 	u8	uuid[HC_UUID_SIZE];
@@ -51,6 +53,7 @@ struct hc_bdev_entry {
 	u32	flags;
 	u64	sectors;
 	u64	last_attach;
+	u64	dirty_sectors;
 };
 
 /**

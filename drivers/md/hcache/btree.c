@@ -1055,6 +1055,60 @@ int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
 	return -ENOENT;
 }
 
+/**
+ * hc_btree_scan() - visit a backing device's leaf keys in order, from a sector
+ * @c: the set; meta_lock held, for reading at least
+ * @bdev: backing device id
+ * @pos: in: visit the keys ending after this sector; out: where a later
+ *	scan goes on
+ * @max_leaves: leaves to visit at most, so that a caller can drop
+ *	meta_lock now and then
+ * @key_fn: called for each key; non-zero stops the scan after it
+ * @priv: passed to @key_fn
+ *
+ * Nodes not cached are read. May sleep.
+ *
+ * Return: 1 if stopped (by @key_fn or @max_leaves) with keys possibly
+ * left from *@pos on; 0 once the device's last key was visited; or the
+ * error reading a node.
+ */
+int hc_btree_scan(struct hc_cache_set *c, u32 bdev, u64 *pos,
+		  unsigned int max_leaves,
+		  int (*key_fn)(void *priv, const struct hc_key *k),
+		  void *priv)
+{
+	struct hc_btree_node *n;
+	size_t idx;
+	int ret;
+
+	lockdep_assert_held(&c->meta_lock);
+	while (max_leaves--) {
+		n = c->root;
+		while (n->level) {
+			idx = hc_bset_lookup(&n->keys, bdev, *pos);
+			if (idx >= n->keys.nr)
+				return 0;
+			ret = hc_node_get(c, n, idx, &n);
+			if (ret)
+				return ret;
+		}
+		for (idx = hc_bset_lookup(&n->keys, bdev, *pos);
+		     idx < n->keys.nr; idx++) {
+			const struct hc_key *k = &n->keys.keys[idx];
+
+			if (k->bdev_id != bdev)
+				return 0;
+			*pos = k->end;
+			if (key_fn(priv, k))
+				return 1;
+		}
+		if (n->max.bdev != bdev || n->max.end == U64_MAX)
+			return 0;
+		*pos = n->max.end;
+	}
+	return 1;
+}
+
 typedef int (*hc_walk_node_fn)(void *priv, struct hc_btree_node *n);
 typedef int (*hc_walk_key_fn)(void *priv, struct hc_btree_node *n,
 			      const struct hc_key *k);

@@ -77,6 +77,10 @@ int hc_btree_flush(struct hc_cache_set *c);
 u64 hc_btree_oldest_pin(struct hc_cache_set *c);
 int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
 		    struct hc_key *out, u64 *gap_end, bool cached_only);
+int hc_btree_scan(struct hc_cache_set *c, u32 bdev, u64 *pos,
+		  unsigned int max_leaves,
+		  int (*key_fn)(void *priv, const struct hc_key *k),
+		  void *priv);
 int hc_btree_walk(struct hc_cache_set *c,
 		  int (*node_fn)(void *priv, struct hc_btree_node *n),
 		  int (*key_fn)(void *priv, struct hc_btree_node *n,

@@ -221,9 +221,84 @@
 #include "mark.h"
 #include "sb.h"
 #include "stats.h"
+#include "wb_rate.h"
 
 /* Minors per /dev/hcacheN: the whole disk and 15 partitions. */
 #define HC_MINORS		16
+
+/**
+ * struct hc_track - a read or write in flight on a backing device
+ * @node: on hc_backing.track_list; hc_backing.track_lock
+ * @start: first backing sector
+ * @end: sector after the last
+ * @write: a write, else a read (or promotion)
+ * @writeback: a write of the writeback thread (@write is set too)
+ * @collided: a read that an overlapping write raced; track_lock
+ */
+struct hc_track {
+	struct list_head	node;
+	u64			start;
+	u64			end;
+	bool			write;
+	bool			writeback;
+	bool			collided;
+};
+
+struct hc_wb_batch;
+
+/**
+ * struct hc_writeback - a backing device's writeback (writeback.c)
+ * @thread: hcache_wb, while attached
+ * @wait: @thread sleeps here between passes and while paced
+ * @track_wait: foreground writes wait here for overlapping writeback
+ *	writes to complete (hc_track_wait_writeback())
+ * @dirtying: writeback-mode writes between marking the superblock dirty
+ *	and inserting their keys; the move to clean waits for none
+ * @last_io: jiffies of the last foreground request, for idle detection
+ * @running: writeback_running
+ * @detaching: a detach waits for writeback to empty the cache
+ * @percent: writeback_percent
+ * @delay: writeback_delay, seconds
+ * @update_seconds: writeback_rate_update_seconds
+ * @lock: protects @params, @rate and @target (sysfs reads them whole)
+ * @params: the controller's tunables
+ * @rate: the controller's state; @rate.rate is writeback_rate
+ * @target: dirty sectors the controller aims at
+ * @cursor: backing sector where the next scan starts; @thread only
+ * @keys_written: keys written back and marked clean
+ * @sectors_written: sectors written back
+ * @backing_writes: bios writeback sent to the backing device
+ * @detach_work: completes a detach once the device is clean
+ * @kick: wake @thread from a sleep now (hc_writeback_wake())
+ * @sleeping: @thread sleeps between passes
+ * @dirty: dirty sectors at the last rate update; @lock
+ * @batch: @thread's work area
+ */
+struct hc_writeback {
+	struct task_struct	*thread;
+	wait_queue_head_t	wait;
+	wait_queue_head_t	track_wait;
+	atomic_t		dirtying;
+	unsigned long		last_io;
+	bool			running;
+	bool			detaching;
+	u32			percent;
+	u32			delay;
+	u32			update_seconds;
+	spinlock_t		lock;	/* see above */
+	struct hc_wb_rate_params params;
+	struct hc_wb_rate	rate;
+	u64			target;
+	u64			cursor;
+	atomic64_t		keys_written;
+	atomic64_t		sectors_written;
+	atomic64_t		backing_writes;
+	struct work_struct	detach_work;
+	bool			kick;
+	bool			sleeping;
+	u64			dirty;
+	struct hc_wb_batch	*batch;
+};
 
 /**
  * struct hc_backing - a registered backing device
@@ -258,6 +333,7 @@
  * @sequential_cutoff: bytes; runs this long bypass the cache; 0: off
  * @admit: the admission policy for read misses, an hc_admit_policies index
  * @stats: stats_total/ and the other windows
+ * @wb: writeback
  */
 struct hc_backing {
 	struct list_head	list;
@@ -294,6 +370,7 @@ struct hc_backing {
 	u64			sequential_cutoff;
 	unsigned int		admit;
 	struct hc_stats		stats;
+	struct hc_writeback	wb;
 };
 
 /* Free lists: each reserve is refilled before the next (alloc.c). */
@@ -334,6 +411,7 @@ struct hc_freelist {
  * @cache_sectors: size of the cache device
  * @backings: attached backing devices (hc_backing.set_node);
  *	hc_register_lock
+ * @nr_backings: how many; written under hc_register_lock, read anywhere
  * @stop_work: stop or unregister asked for through sysfs
  * @stop_detach: what @stop_work does: unregister (detach) or stop
  *
@@ -406,6 +484,7 @@ struct hc_cache_set {
 	u32			block_size;
 	u64			cache_sectors;
 	struct list_head	backings;
+	u32			nr_backings;
 	struct work_struct	stop_work;
 	bool			stop_detach;
 
@@ -494,6 +573,21 @@ bool hc_request_submit(struct hc_backing *b, struct bio *bio);
 int hc_promote_thread(void *arg);
 void hc_request_attach(struct hc_backing *b);
 void hc_request_detach(struct hc_backing *b);
+int hc_insert(struct hc_cache_set *c, const struct hc_key *k);
+bool hc_track_writeback_begin(struct hc_backing *b, struct hc_track *t);
+void hc_track_writeback_end(struct hc_backing *b, struct hc_track *t);
+
+/* writeback.c */
+void hc_writeback_init(struct hc_backing *b);
+int hc_writeback_start(struct hc_backing *b);
+void hc_writeback_stop(struct hc_backing *b);
+void hc_writeback_note_io(struct hc_backing *b);
+void hc_writeback_dirty_begin(struct hc_backing *b);
+void hc_writeback_dirty_end(struct hc_backing *b);
+void hc_writeback_dirty_added(struct hc_backing *b, u64 dirty);
+u64 hc_writeback_dirty_sectors(struct hc_backing *b);
+int hc_writeback_detach(struct hc_backing *b);
+void hc_writeback_wake(struct hc_backing *b);
 
 /* backing_sysfs.c */
 extern const struct kobj_type hc_backing_ktype;
@@ -542,6 +636,7 @@ void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k);
 void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 			       u64 end);
 u64 hc_buckets_available(struct hc_cache_set *c);
+u64 hc_dirty_sectors(struct hc_cache_set *c, u32 id);
 const char *hc_replacement_name(unsigned int repl);
 extern const char * const hc_replacement_names_table[HC_REPL_NR];
 

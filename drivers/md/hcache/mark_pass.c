@@ -17,6 +17,7 @@ struct hc_mark_ctx {
 	struct seq_buf		*errs;
 	unsigned int		nerr;
 	u64			leaf_keys;
+	u64			*dirty;
 	bool			before_replay;
 };
 
@@ -70,6 +71,24 @@ static int hc_mark_node(void *priv, struct hc_btree_node *n)
 	return 0;
 }
 
+/* Dirty sectors per table entry (x->dirty[i] is c->table->d[i]'s). */
+static void hc_mark_dirty(struct hc_mark_ctx *x, const struct hc_key *k)
+{
+	struct hc_cache_set *c = x->c;
+	struct hc_bdev_entry *e;
+	u64 b;
+
+	if (!x->dirty || !k->nr_ptrs || !(k->flags & HC_KEY_DIRTY))
+		return;
+	b = hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr));
+	if (b >= c->geom.nbuckets ||
+	    hc_ptr_stale(c->buckets[b].gen, hc_ptr_gen(k->ptr)))
+		return;
+	e = hc_bdev_table_find_id(c->table, k->bdev_id);
+	if (e)
+		x->dirty[e - c->table->d] += k->size;
+}
+
 static int hc_mark_key(void *priv, struct hc_btree_node *n,
 		       const struct hc_key *k)
 {
@@ -77,6 +96,7 @@ static int hc_mark_key(void *priv, struct hc_btree_node *n,
 	const char *why;
 
 	x->leaf_keys++;
+	hc_mark_dirty(x, k);
 	why = hc_mark_leaf_key(&x->c->geom, x->m, x->c->buckets, k);
 	if (why && x->before_replay && !strcmp(why, hc_rule_too_far)) {
 		/*
@@ -99,31 +119,31 @@ static int hc_mark_key(void *priv, struct hc_btree_node *n,
 	return 0;
 }
 
-/**
- * hc_mark_pass() - compute every bucket's state from the metadata
- * @c: the set; meta_lock held, for reading at least
- * @fresh: receives one mark per bucket
- * @errs: receives a line per rule broken (the first few); may be NULL
- * @before_replay: the tree is as on disk, the journal not replayed yet:
- *	keys whose bucket's gen ran too far ahead of theirs are accepted,
- *	as the replay is about to overwrite them (hc_check() afterwards
- *	accepts none)
- *
- * Accounts the gen/prio chain, the backing-device table, every btree node
- * and every leaf key. Reads the nodes not cached. May sleep.
- *
- * Return: 0; -EUCLEAN if any rule was broken; or the error reading a node.
+/*
+ * hc_mark_pass(), also summing the live dirty sectors of each table entry
+ * into @dirty (c->table->nr entries) if not NULL; before the replay, into
+ * the table itself.
  */
-int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,
-		 struct seq_buf *errs, bool before_replay)
+static int hc_mark_pass_dirty(struct hc_cache_set *c,
+			      struct hc_bucket_mark *fresh,
+			      struct seq_buf *errs, bool before_replay,
+			      u64 *dirty)
 {
 	struct hc_mark_ctx x = { .c = c, .m = fresh, .errs = errs,
-				 .before_replay = before_replay };
+				 .before_replay = before_replay,
+				 .dirty = dirty };
+	u64 *own = NULL;
 	const char *why;
 	u64 i;
 	int ret;
 
 	lockdep_assert_held(&c->meta_lock);
+	if (before_replay && !dirty) {
+		own = kcalloc(HC_BDEV_TABLE_MAX, sizeof(*own), GFP_KERNEL);
+		if (!own)
+			return -ENOMEM;
+		x.dirty = own;
+	}
 	hc_mark_reset(&c->geom, fresh, c->geom.nbuckets);
 	for (i = 0; i < c->prio_nr; i++) {
 		why = hc_mark_meta(&c->geom, fresh, c->buckets,
@@ -146,11 +166,37 @@ int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,
 	if (why)
 		hc_mark_err(&x, "root bucket %llu: %s", c->root->bucket, why);
 	ret = hc_btree_walk(c, hc_mark_node, hc_mark_key, &x);
+	if (!ret && own) {
+		/* meta_lock held for writing */
+		c->leaf_keys = x.leaf_keys;
+		for (i = 0; i < c->table->nr; i++)
+			c->table->d[i].dirty_sectors = own[i];
+	}
+	kfree(own);
 	if (ret)
 		return ret;
-	if (before_replay)
-		c->leaf_keys = x.leaf_keys;	/* meta_lock held for writing */
 	return x.nerr ? -EUCLEAN : 0;
+}
+
+/**
+ * hc_mark_pass() - compute every bucket's state from the metadata
+ * @c: the set; meta_lock held, for reading at least
+ * @fresh: receives one mark per bucket
+ * @errs: receives a line per rule broken (the first few); may be NULL
+ * @before_replay: the tree is as on disk, the journal not replayed yet:
+ *	keys whose bucket's gen ran too far ahead of theirs are accepted,
+ *	as the replay is about to overwrite them (hc_check() afterwards
+ *	accepts none)
+ *
+ * Accounts the gen/prio chain, the backing-device table, every btree node
+ * and every leaf key. Reads the nodes not cached. May sleep.
+ *
+ * Return: 0; -EUCLEAN if any rule was broken; or the error reading a node.
+ */
+int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,
+		 struct seq_buf *errs, bool before_replay)
+{
+	return hc_mark_pass_dirty(c, fresh, errs, before_replay, NULL);
 }
 
 /**
@@ -170,15 +216,19 @@ int hc_check(struct hc_cache_set *c, struct seq_buf *errs)
 {
 	struct hc_mark_ctx x = { .c = c, .errs = errs };
 	struct hc_bucket_mark *fresh;
+	u64 *dirty;
 	const char *why;
 	u64 i;
 	int ret;
 
 	lockdep_assert_held(&c->meta_lock);
 	fresh = vmalloc(array_size(c->geom.nbuckets, sizeof(*fresh)));
-	if (!fresh)
-		return -ENOMEM;
-	ret = hc_mark_pass(c, fresh, errs, false);
+	dirty = kcalloc(HC_BDEV_TABLE_MAX, sizeof(*dirty), GFP_KERNEL);
+	if (!fresh || !dirty) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = hc_mark_pass_dirty(c, fresh, errs, false, dirty);
 	if (ret && ret != -EUCLEAN)
 		goto out;
 	if (ret)
@@ -197,8 +247,14 @@ int hc_check(struct hc_cache_set *c, struct seq_buf *errs)
 			hc_mark_err(&x, "bucket %llu on a free list holds %s",
 				    i, hc_bucket_type_name(fresh[i].type));
 	}
+	for (i = 0; i < c->table->nr; i++)
+		if (dirty[i] != c->table->d[i].dirty_sectors)
+			hc_mark_err(&x, "id %u: %llu dirty sectors in the tree, %llu counted",
+				    c->table->d[i].id, dirty[i],
+				    c->table->d[i].dirty_sectors);
 	ret = x.nerr || ret ? -EUCLEAN : 0;
 out:
+	kfree(dirty);
 	vfree(fresh);
 	return ret;
 }

@@ -73,22 +73,6 @@
 
 static struct workqueue_struct *hc_io_wq;
 
-/**
- * struct hc_track - a read or write in flight on a backing device
- * @node: on hc_backing.track_list; hc_backing.track_lock
- * @start: first backing sector
- * @end: sector after the last
- * @write: a write, else a read (or promotion)
- * @collided: a read that an overlapping write raced; track_lock
- */
-struct hc_track {
-	struct list_head	node;
-	u64			start;
-	u64			end;
-	bool			write;
-	bool			collided;
-};
-
 static bool hc_track_overlaps(const struct hc_track *a,
 			      const struct hc_track *b)
 {
@@ -143,6 +127,86 @@ static bool hc_track_collided(struct hc_backing *b, struct hc_track *t)
 	collided = t->collided;
 	spin_unlock_irqrestore(&b->track_lock, flags);
 	return collided;
+}
+
+/**
+ * hc_track_writeback_begin() - put a writeback write on the list, if it may go
+ * @b: the backing device
+ * @t: the range about to be written back
+ *
+ * Writeback writes data older than any foreground write to the same range
+ * (the key it writes back was still in the tree when it checked, after
+ * reading the data). A foreground write in flight over the range may have
+ * replaced that key already, and its data must not be overwritten: then
+ * the writeback waits for a later pass. A foreground write that starts
+ * later waits for @t before writing the backing device
+ * (hc_track_wait_writeback()).
+ *
+ * Return: true if @t is on the list; false if a foreground write overlaps.
+ */
+bool hc_track_writeback_begin(struct hc_backing *b, struct hc_track *t)
+{
+	struct hc_track *o;
+	unsigned long flags;
+	bool ok = true;
+
+	t->write = true;
+	t->writeback = true;
+	t->collided = false;
+	spin_lock_irqsave(&b->track_lock, flags);
+	list_for_each_entry(o, &b->track_list, node) {
+		if (!hc_track_overlaps(o, t))
+			continue;
+		if (o->write && !o->writeback) {
+			ok = false;
+			break;
+		}
+		if (!o->write)
+			o->collided = true;
+	}
+	if (ok)
+		list_add(&t->node, &b->track_list);
+	spin_unlock_irqrestore(&b->track_lock, flags);
+	return ok;
+}
+
+/**
+ * hc_track_writeback_end() - a writeback write is done
+ * @b: the backing device
+ * @t: as given to hc_track_writeback_begin()
+ */
+void hc_track_writeback_end(struct hc_backing *b, struct hc_track *t)
+{
+	hc_track_end(b, t);
+	wake_up_all(&b->wb.track_wait);
+}
+
+static bool hc_track_writeback_overlaps(struct hc_backing *b,
+					const struct hc_track *t)
+{
+	struct hc_track *o;
+	unsigned long flags;
+	bool found = false;
+
+	spin_lock_irqsave(&b->track_lock, flags);
+	list_for_each_entry(o, &b->track_list, node) {
+		if (o->writeback && hc_track_overlaps(o, t)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&b->track_lock, flags);
+	return found;
+}
+
+/*
+ * Before a foreground write goes to the backing device: wait for the
+ * writeback writes in flight over its range, which carry older data.
+ */
+static void hc_track_wait_writeback(struct hc_backing *b,
+				    const struct hc_track *t)
+{
+	wait_event(b->wb.track_wait, !hc_track_writeback_overlaps(b, t));
 }
 
 /**
@@ -789,16 +853,24 @@ static void hc_to_backing(struct hc_request *req, blk_opf_t strip)
 
 	f->bio.bi_iter.bi_sector = req->track.start + req->b->data_offset;
 	f->bio.bi_opf &= ~strip;
+	if (op_is_write(bio_op(req->bio)))
+		hc_track_wait_writeback(req->b, &req->track);
 	hc_sync_submit(f);
 	hc_sync_wait(req);
 	bio_put(&f->bio);
 }
 
-/*
- * Insert @k (journal and tree); a failure latches the set as failed, as
- * the tree may then disagree with what was written.
+/**
+ * hc_insert() - journal a leaf key and insert it in the tree
+ * @c: the set; meta_lock held for writing
+ * @k: the key
+ *
+ * A failure latches the set as failed, as the tree may then disagree with
+ * what was written.
+ *
+ * Return: 0 or -errno.
  */
-static int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
+int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
 {
 	u64 seq;
 	int ret;
@@ -962,11 +1034,13 @@ static void hc_write_cached(struct hc_request *req, bool writeback)
 	bool fua = req->bio->bi_opf & REQ_FUA;
 	struct hc_frag *f, *tmp, *wt = NULL;
 	bool cache_failed = false;
+	u64 dirty;
 	int ret = 0;
 
 	list_for_each_entry(f, &req->frags, node)
 		hc_sync_submit(f);
 	if (!writeback) {
+		hc_track_wait_writeback(req->b, &req->track);
 		wt = hc_frag_alloc(req, req->b->bdev, req->track.start,
 				   bio_sectors(req->bio));
 		wt->bio.bi_iter.bi_sector = req->track.start +
@@ -1002,7 +1076,10 @@ static void hc_write_cached(struct hc_request *req, bool writeback)
 	}
 	if (!ret && fua && !c->meta_failed)
 		ret = hc_journal_write(c);
+	dirty = writeback ? hc_dirty_sectors(c, req->id) : 0;
 	up_write(&c->meta_lock);
+	if (dirty)
+		hc_writeback_dirty_added(req->b, dirty);
 
 	list_for_each_entry_safe(f, tmp, &req->frags, node) {
 		list_del(&f->node);
@@ -1058,8 +1135,11 @@ static void hc_write(struct hc_request *req)
 	if (req->reason == HC_BYPASS_NONE && hc_write_alloc(req))
 		req->reason = HC_BYPASS_FULL;
 	if (req->reason == HC_BYPASS_NONE && mode == HC_MODE_WRITEBACK) {
+		/* Until its keys are in, the device may not turn clean. */
+		hc_writeback_dirty_begin(b);
 		ret = hc_backing_mark_dirty(b);
 		if (ret) {
+			hc_writeback_dirty_end(b);
 			hc_write_frags_free(req);
 			req->reason = HC_BYPASS_FULL;
 		}
@@ -1073,6 +1153,8 @@ static void hc_write(struct hc_request *req)
 		return;
 	}
 	hc_write_cached(req, mode == HC_MODE_WRITEBACK);
+	if (mode == HC_MODE_WRITEBACK)
+		hc_writeback_dirty_end(b);
 }
 
 /* ---- Requests ----------------------------------------------------------- */
@@ -1102,6 +1184,9 @@ static void hc_request_prepare(struct hc_request *req)
 	};
 
 	req->mode = READ_ONCE(b->sb.backing.cache_mode);
+	/* A detach waiting for writeback takes no new dirty data. */
+	if (req->mode == HC_MODE_WRITEBACK && READ_ONCE(b->wb.detaching))
+		req->mode = HC_MODE_WRITETHROUGH;
 	in.cache_mode = req->mode;
 	if (bio_sectors(bio) && (bio_op(bio) == REQ_OP_READ ||
 				 bio_op(bio) == REQ_OP_WRITE)) {
@@ -1155,6 +1240,7 @@ bool hc_request_submit(struct hc_backing *b, struct bio *bio)
 	if (!c)
 		return false;
 
+	hc_writeback_note_io(b);
 	req = mempool_alloc(b->req_pool, GFP_NOIO);
 	memset(req, 0, sizeof(*req));
 	INIT_LIST_HEAD(&req->track.node);

@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * writeback.c: writing a backing device's dirty data back from the cache:
+ * the per-device thread, its pacing by the rate controller (wb_rate.c),
+ * the move of the backing superblock from dirty to clean, and a detach
+ * that waits for the cache to be emptied.
+ *
+ * The thread (hcache_wb) scans the device's keys in order from where it
+ * stopped (a cursor, wrapping at the end) and collects dirty ones into a
+ * batch: at most HC_WB_BATCH_KEYS pieces of at most HC_WB_RUN_BYTES, and
+ * about a quarter of a second's worth at the current rate (a whole
+ * HC_WB_BATCH_BYTES when the device is idle). Pieces contiguous on the
+ * backing device make a run, written by one bio; pieces of a run
+ * contiguous in the cache are read by one bio. A batch goes:
+ *
+ *  1. read every run from the cache, all in flight at once;
+ *  2. per run, under meta_lock held for reading: every piece is still in
+ *     the tree, mapped as when collected. Its bucket then cannot have
+ *     been reused (dirty data is never evicted), so the data read is the
+ *     key's. Then hc_track_writeback_begin(): refused if a foreground
+ *     write over the run is in flight (it may have replaced the key and be
+ *     writing the backing device); otherwise foreground writes that start
+ *     later wait for the run before writing the backing device. Together:
+ *     older data never lands over a newer write;
+ *  3. write every run to the backing device in ascending order, plugged;
+ *  4. flush the backing device: a key may say clean only when the data is
+ *     durable there;
+ *  5. under meta_lock held for writing, mark each piece clean where the
+ *     tree still maps it as collected (compare and swap, piece by piece
+ *     of what it finds; the clean keys are journalled like any insert). A
+ *     piece overwritten meanwhile stays as the newer write left it.
+ *
+ * Pacing. Every writeback_rate_update_seconds the controller computes a
+ * rate from the device's dirty sectors and its target (writeback_percent
+ * of its share of the cache); after each batch the thread sleeps what
+ * hc_wb_pace() says. A device with no foreground request for HC_WB_IDLE,
+ * or waiting to detach, is written back at full speed.
+ *
+ * Dirty to clean. When no dirty sector is left, the backing superblock
+ * says clean again (after a journal write, so that the clean keys are
+ * durable first). A writeback-mode write marks the superblock dirty
+ * before its key goes in (request.c), and counts itself in @dirtying from
+ * before it looks at the state until its key is in: the move to clean
+ * sets the state in memory first, then checks @dirtying and the dirty
+ * count, and a write that sees the new state waits on sb_lock.
+ *
+ * Lifetime. The thread runs while the device is attached: started by
+ * hc_backing_attach(), stopped by hc_backing_unlink() (detach, stop, set
+ * stop) before the device forgets its set, so it may use b->set and b->id
+ * freely.
+ */
+
+#include "hcache.h"
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/vmalloc.h>
+
+/* Pieces of keys in a batch at most. */
+#define HC_WB_BATCH_KEYS	1024
+/* Data in a batch at most, and what an idle device gets per batch. */
+#define HC_WB_BATCH_BYTES	(8U << 20)
+/* A run (one backing write) at most: one bio of BIO_MAX_VECS pages. */
+#define HC_WB_RUN_BYTES		(BIO_MAX_VECS * PAGE_SIZE)
+#define HC_WB_RUN_SECTORS	(HC_WB_RUN_BYTES >> SECTOR_SHIFT)
+/* Pages: the data, and a partial page per run. */
+#define HC_WB_BATCH_PAGES	(HC_WB_BATCH_BYTES / PAGE_SIZE + \
+				 HC_WB_BATCH_KEYS)
+/* Leaves scanned per meta_lock hold. */
+#define HC_WB_SCAN_LEAVES	8
+/* No foreground request for this long: write back at full speed. */
+#define HC_WB_IDLE		HZ
+/* The controller's ceiling: 4 GiB/s. */
+#define HC_WB_RATE_MAX		(4ULL << (30 - SECTOR_SHIFT))
+/* After a failed batch, wait this long (doubling up to 32 times). */
+#define HC_WB_RETRY		HZ
+
+/**
+ * struct hc_wb_run - pieces contiguous on the backing device
+ * @batch: the batch it is part of
+ * @track: on the device's list of I/O in flight while written
+ * @first: its first piece in hc_wb_batch.keys
+ * @nr: pieces
+ * @page: its first page in hc_wb_batch.pages
+ * @sectors: length
+ * @status: the first error reading or writing it
+ * @go: passed step 2 and written
+ */
+struct hc_wb_run {
+	struct hc_wb_batch *batch;
+	struct hc_track	track;
+	u32		first;
+	u32		nr;
+	u32		page;
+	u32		sectors;
+	blk_status_t	status;
+	bool		go;
+};
+
+/**
+ * struct hc_wb_batch - the thread's work area, allocated once
+ * @b: the backing device
+ * @keys: the pieces collected, in order: dirty keys as they were, cut to
+ *	at most HC_WB_RUN_SECTORS
+ * @nr_keys: pieces in @keys
+ * @sectors: their total
+ * @budget: sectors to collect at most (one piece always fits)
+ * @full: collection stopped for want of room
+ * @runs: the runs
+ * @nr_runs: runs in @runs
+ * @pages: data pages, allocated per batch
+ * @nr_pages: pages in @pages
+ * @pending: bios in flight, plus one while issuing
+ * @done: completed when @pending drops to zero
+ */
+struct hc_wb_batch {
+	struct hc_backing	*b;
+	struct hc_key		keys[HC_WB_BATCH_KEYS];
+	u32			nr_keys;
+	u64			sectors;
+	u64			budget;
+	bool			full;
+	struct hc_wb_run	runs[HC_WB_BATCH_KEYS];
+	u32			nr_runs;
+	struct page		*pages[HC_WB_BATCH_PAGES];
+	u32			nr_pages;
+	atomic_t		pending;
+	struct completion	done;
+};
+
+/* The sectors of data buckets: what the devices' shares divide. */
+static u64 hc_cache_data_sectors(struct hc_cache_set *c)
+{
+	return (c->geom.nbuckets - c->geom.first_bucket -
+		c->geom.journal_buckets) * c->geom.bucket_sectors;
+}
+
+/**
+ * hc_writeback_dirty_sectors() - the cache's dirty sectors of a device
+ * @b: the backing device; hc_register_lock held, or its writeback thread
+ *
+ * Return: its live dirty sectors, 0 if not attached.
+ */
+u64 hc_writeback_dirty_sectors(struct hc_backing *b)
+{
+	struct hc_cache_set *c = b->set;
+	u64 dirty;
+
+	if (!c)
+		return 0;
+	down_read(&c->meta_lock);
+	dirty = hc_dirty_sectors(c, b->id);
+	up_read(&c->meta_lock);
+	return dirty;
+}
+
+/**
+ * hc_writeback_wake() - have the thread look at its device again now
+ * @b: the backing device
+ */
+void hc_writeback_wake(struct hc_backing *b)
+{
+	WRITE_ONCE(b->wb.kick, true);
+	wake_up(&b->wb.wait);
+}
+
+/**
+ * hc_writeback_note_io() - a foreground request: the device is not idle
+ * @b: the backing device
+ */
+void hc_writeback_note_io(struct hc_backing *b)
+{
+	unsigned long now = jiffies;
+
+	if (READ_ONCE(b->wb.last_io) != now)
+		WRITE_ONCE(b->wb.last_io, now);
+}
+
+/**
+ * hc_writeback_dirty_begin() - a writeback-mode write is about to go dirty
+ * @b: the backing device
+ *
+ * Called before the write looks at the superblock state; until
+ * hc_writeback_dirty_end(), the device may not turn clean.
+ */
+void hc_writeback_dirty_begin(struct hc_backing *b)
+{
+	atomic_inc(&b->wb.dirtying);
+	/* Pairs with the barrier in hc_wb_try_clean(). */
+	smp_mb__after_atomic();
+}
+
+/**
+ * hc_writeback_dirty_end() - its key is in the tree (or it gave up)
+ * @b: the backing device
+ */
+void hc_writeback_dirty_end(struct hc_backing *b)
+{
+	atomic_dec(&b->wb.dirtying);
+}
+
+/**
+ * hc_writeback_dirty_added() - dirty data went in: wake writeback if due
+ * @b: the backing device
+ * @dirty: its dirty sectors now
+ *
+ * A thread sleeping out writeback_delay starts at once when the device
+ * is above its target.
+ */
+void hc_writeback_dirty_added(struct hc_backing *b, u64 dirty)
+{
+	if (READ_ONCE(b->wb.sleeping) && dirty > READ_ONCE(b->wb.target))
+		hc_writeback_wake(b);
+}
+
+/*
+ * Sleep up to @timeout, or until kicked or asked to stop. Return: true if
+ * kicked.
+ */
+static bool hc_wb_sleep(struct hc_writeback *wb, long timeout)
+{
+	bool kicked;
+
+	WRITE_ONCE(wb->sleeping, true);
+	wait_event_interruptible_timeout(wb->wait, kthread_should_stop() ||
+					 READ_ONCE(wb->kick), timeout);
+	WRITE_ONCE(wb->sleeping, false);
+	kicked = READ_ONCE(wb->kick);
+	WRITE_ONCE(wb->kick, false);
+	return kicked;
+}
+
+static bool hc_wb_idle(struct hc_backing *b)
+{
+	return time_after(jiffies, READ_ONCE(b->wb.last_io) + HC_WB_IDLE);
+}
+
+/* Recompute the rate from the dirty sectors and the target. */
+static void hc_wb_update_rate(struct hc_backing *b, u32 dt_ms)
+{
+	struct hc_writeback *wb = &b->wb;
+	struct hc_cache_set *c = b->set;
+	u64 dirty = hc_writeback_dirty_sectors(b);
+	u64 target = hc_wb_target(hc_cache_data_sectors(c),
+				  max(READ_ONCE(c->nr_backings), 1U),
+				  READ_ONCE(wb->percent));
+
+	spin_lock(&wb->lock);
+	hc_wb_rate_update(&wb->rate, &wb->params, dirty, target, dt_ms);
+	wb->dirty = dirty;
+	WRITE_ONCE(wb->target, target);
+	spin_unlock(&wb->lock);
+}
+
+/* ---- Collecting a batch -------------------------------------------------- */
+
+/*
+ * hc_btree_scan()'s callback: take a dirty key, cut into pieces of at most
+ * a run, while the batch has room. Non-zero stops the scan before the key
+ * (so that what is left of it is found again).
+ */
+static int hc_wb_collect(void *priv, const struct hc_key *k)
+{
+	struct hc_wb_batch *wb = priv;
+	struct hc_cache_set *c = wb->b->set;
+	struct hc_key piece = *k;
+	u64 bucket;
+
+	if (!k->nr_ptrs || !(k->flags & HC_KEY_DIRTY))
+		return 0;
+	bucket = hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr));
+	if (hc_ptr_stale(c->buckets[bucket].gen, hc_ptr_gen(k->ptr)))
+		return 0;	/* Not counted as dirty either. */
+	while (piece.size) {
+		struct hc_key *p;
+
+		if (wb->nr_keys == HC_WB_BATCH_KEYS ||
+		    (wb->nr_keys && wb->sectors + min_t(u64, piece.size,
+			    HC_WB_RUN_SECTORS) > wb->budget)) {
+			wb->full = true;
+			return 1;
+		}
+		p = &wb->keys[wb->nr_keys++];
+		*p = piece;
+		if (p->size > HC_WB_RUN_SECTORS)
+			hc_key_cut_back(p, hc_key_start(p) + HC_WB_RUN_SECTORS);
+		wb->sectors += p->size;
+		hc_key_cut_front(&piece, p->end);
+	}
+	return 0;
+}
+
+/*
+ * Fill the batch from the cursor on. Return: 0 or -errno; *@wrapped is
+ * set when the scan reached the device's last key (the cursor goes back
+ * to 0).
+ */
+static int hc_wb_fill(struct hc_wb_batch *wb, bool *wrapped)
+{
+	struct hc_backing *b = wb->b;
+	struct hc_cache_set *c = b->set;
+	int ret;
+
+	wb->nr_keys = 0;
+	wb->sectors = 0;
+	wb->full = false;
+	*wrapped = false;
+	do {
+		down_read(&c->meta_lock);
+		ret = hc_btree_scan(c, b->id, &b->wb.cursor, HC_WB_SCAN_LEAVES,
+				    hc_wb_collect, wb);
+		up_read(&c->meta_lock);
+		if (!ret) {
+			b->wb.cursor = 0;
+			*wrapped = true;
+		}
+		cond_resched();
+	} while (ret == 1 && !wb->full && !kthread_should_stop());
+	return ret < 0 ? ret : 0;
+}
+
+/* Cut the pieces into runs and give each run its pages. */
+static int hc_wb_plan(struct hc_wb_batch *wb)
+{
+	struct hc_wb_run *r = NULL;
+	u32 i, p;
+
+	wb->nr_runs = 0;
+	for (i = 0; i < wb->nr_keys; i++) {
+		const struct hc_key *k = &wb->keys[i];
+
+		if (!r || hc_key_start(k) != r->track.end ||
+		    r->sectors + k->size > HC_WB_RUN_SECTORS) {
+			r = &wb->runs[wb->nr_runs++];
+			memset(r, 0, sizeof(*r));
+			r->batch = wb;
+			INIT_LIST_HEAD(&r->track.node);
+			r->first = i;
+			r->track.start = hc_key_start(k);
+			r->track.end = hc_key_start(k);
+		}
+		r->nr++;
+		r->sectors += k->size;
+		r->track.end = k->end;
+	}
+	wb->nr_pages = 0;
+	for (i = 0; i < wb->nr_runs; i++) {
+		u32 n = DIV_ROUND_UP(wb->runs[i].sectors << SECTOR_SHIFT,
+				     PAGE_SIZE);
+
+		wb->runs[i].page = wb->nr_pages;
+		for (p = 0; p < n; p++) {
+			struct page *page = alloc_page(GFP_NOIO);
+
+			if (!page)
+				return -ENOMEM;
+			wb->pages[wb->nr_pages++] = page;
+		}
+	}
+	return 0;
+}
+
+static void hc_wb_free_pages(struct hc_wb_batch *wb)
+{
+	while (wb->nr_pages)
+		__free_page(wb->pages[--wb->nr_pages]);
+}
+
+/* ---- I/O --------------------------------------------------------------- */
+
+/*
+ * A bio over bytes [@off, @off + @bytes) of run @r's pages, to @sector of
+ * @bdev.
+ */
+static struct bio *hc_wb_bio(struct hc_wb_batch *wb, struct hc_wb_run *r,
+			     struct block_device *bdev, blk_opf_t opf,
+			     u64 sector, u32 off, u32 bytes)
+{
+	u32 first = off / PAGE_SIZE;
+	u32 last = (off + bytes - 1) / PAGE_SIZE;
+	struct bio *bio;
+
+	bio = bio_alloc(bdev, last - first + 1, opf, GFP_NOIO);
+	bio->bi_iter.bi_sector = sector;
+	while (bytes) {
+		u32 in_page = off % PAGE_SIZE;
+		u32 len = min_t(u32, bytes, PAGE_SIZE - in_page);
+
+		__bio_add_page(bio, wb->pages[r->page + off / PAGE_SIZE], len,
+			       in_page);
+		off += len;
+		bytes -= len;
+	}
+	bio->bi_private = r;
+	return bio;
+}
+
+static void hc_wb_bio_endio(struct bio *bio)
+{
+	struct hc_wb_run *r = bio->bi_private;
+	struct hc_wb_batch *wb = r->batch;
+
+	if (bio->bi_status)
+		cmpxchg(&r->status, BLK_STS_OK, bio->bi_status);
+	bio_put(bio);
+	if (atomic_dec_and_test(&wb->pending))
+		complete(&wb->done);
+}
+
+static void hc_wb_submit(struct hc_wb_batch *wb, struct hc_wb_run *r,
+			 struct bio *bio)
+{
+	atomic_inc(&wb->pending);
+	bio->bi_end_io = hc_wb_bio_endio;
+	submit_bio(bio);
+}
+
+static void hc_wb_wait(struct hc_wb_batch *wb)
+{
+	if (!atomic_dec_and_test(&wb->pending))
+		wait_for_completion_io(&wb->done);
+	reinit_completion(&wb->done);
+	atomic_set(&wb->pending, 1);
+}
+
+/* Step 1: read every run, merging pieces contiguous in the cache. */
+static void hc_wb_read(struct hc_wb_batch *wb)
+{
+	struct hc_cache_set *c = wb->b->set;
+	struct blk_plug plug;
+	u32 i, j;
+
+	blk_start_plug(&plug);
+	for (i = 0; i < wb->nr_runs; i++) {
+		struct hc_wb_run *r = &wb->runs[i];
+
+		for (j = r->first; j < r->first + r->nr;) {
+			const struct hc_key *k = &wb->keys[j];
+			u64 cstart = hc_ptr_offset(k->ptr);
+			u64 cend = cstart + k->size;
+			u32 off = (hc_key_start(k) - r->track.start) <<
+				  SECTOR_SHIFT;
+
+			for (j++; j < r->first + r->nr; j++) {
+				const struct hc_key *n = &wb->keys[j];
+
+				if (hc_ptr_offset(n->ptr) != cend ||
+				    hc_ptr_dev(n->ptr) != hc_ptr_dev(k->ptr))
+					break;
+				cend += n->size;
+			}
+			hc_wb_submit(wb, r, hc_wb_bio(wb, r, c->bdev,
+						      REQ_OP_READ, cstart, off,
+						      (cend - cstart) <<
+						      SECTOR_SHIFT));
+		}
+	}
+	blk_finish_plug(&plug);
+	hc_wb_wait(wb);
+}
+
+/* Is every piece of @r still in the tree, mapped as collected? */
+static bool hc_wb_run_current(struct hc_wb_batch *wb, struct hc_wb_run *r)
+{
+	struct hc_backing *b = wb->b;
+	struct hc_cache_set *c = b->set;
+	bool current_ = true;
+	u32 i;
+
+	down_read(&c->meta_lock);
+	for (i = r->first; i < r->first + r->nr && current_; i++) {
+		const struct hc_key *k = &wb->keys[i];
+		u64 pos = hc_key_start(k), gap_end;
+		struct hc_key cur;
+
+		while (pos < k->end) {
+			if (hc_btree_lookup(c, b->id, pos, k->end, &cur,
+					    &gap_end, false) ||
+			    !hc_key_same_mapping(&cur, k)) {
+				current_ = false;
+				break;
+			}
+			pos = cur.end;
+		}
+	}
+	up_read(&c->meta_lock);
+	return current_;
+}
+
+/*
+ * Steps 2 to 4. Return: the runs written and flushed (each run's go says
+ * whether it was).
+ */
+static u32 hc_wb_write(struct hc_wb_batch *wb)
+{
+	struct hc_backing *b = wb->b;
+	u64 offset = b->sb.backing.data_offset;
+	struct blk_plug plug;
+	u32 i, written = 0;
+	int ret;
+
+	for (i = 0; i < wb->nr_runs; i++) {
+		struct hc_wb_run *r = &wb->runs[i];
+
+		r->go = !r->status && hc_wb_run_current(wb, r) &&
+			hc_track_writeback_begin(b, &r->track);
+	}
+	blk_start_plug(&plug);
+	for (i = 0; i < wb->nr_runs; i++) {
+		struct hc_wb_run *r = &wb->runs[i];
+
+		if (r->go)
+			hc_wb_submit(wb, r, hc_wb_bio(wb, r, b->bdev,
+						      REQ_OP_WRITE,
+						      r->track.start + offset,
+						      0, r->sectors <<
+						      SECTOR_SHIFT));
+	}
+	blk_finish_plug(&plug);
+	hc_wb_wait(wb);
+	for (i = 0; i < wb->nr_runs; i++) {
+		struct hc_wb_run *r = &wb->runs[i];
+
+		if (!r->go)
+			continue;
+		hc_track_writeback_end(b, &r->track);
+		atomic64_inc(&b->wb.backing_writes);
+		if (r->status) {
+			r->go = false;
+			pr_err_ratelimited("%pg: writeback of sectors %llu-%llu failed (error %d); the data stays dirty in the cache\n",
+					   b->bdev, r->track.start,
+					   r->track.end - 1,
+					   blk_status_to_errno(r->status));
+			continue;
+		}
+		written++;
+	}
+	if (!written)
+		return 0;
+	ret = blkdev_issue_flush(b->bdev);
+	if (ret) {
+		pr_err_ratelimited("%pg: flush after writeback failed (error %d); the data stays dirty in the cache\n",
+				   b->bdev, ret);
+		for (i = 0; i < wb->nr_runs; i++)
+			wb->runs[i].go = false;
+		return 0;
+	}
+	return written;
+}
+
+/*
+ * Step 5: mark @k clean where the tree still maps it as collected, piece
+ * by piece of what the tree holds. Return: sectors marked, or -errno.
+ */
+static s64 hc_wb_mark_clean(struct hc_cache_set *c, const struct hc_key *k)
+{
+	u64 pos = hc_key_start(k), gap_end, done = 0;
+	struct hc_key cur, clean;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	while (pos < k->end) {
+		ret = hc_btree_lookup(c, k->bdev_id, pos, k->end, &cur,
+				      &gap_end, false);
+		if (ret == -ENOENT) {
+			pos = gap_end;
+			continue;
+		}
+		if (ret)
+			return ret;
+		if (hc_key_same_mapping(&cur, k)) {
+			clean = *k;
+			hc_key_cut_front(&clean, pos);
+			hc_key_cut_back(&clean, min(cur.end, k->end));
+			clean.flags &= ~HC_KEY_DIRTY;
+			ret = hc_insert(c, &clean);
+			if (ret)
+				return ret;
+			done += clean.size;
+		}
+		pos = cur.end;
+	}
+	return done;
+}
+
+/* Run one batch; return: 0, or -errno if it should be retried later. */
+static int hc_wb_batch_run(struct hc_wb_batch *wb)
+{
+	struct hc_backing *b = wb->b;
+	struct hc_cache_set *c = b->set;
+	u64 sectors = 0, keys = 0;
+	u32 i, j;
+	s64 ret;
+
+	ret = hc_wb_plan(wb);
+	if (ret)
+		goto out;
+	hc_wb_read(wb);
+	for (i = 0; i < wb->nr_runs; i++)
+		if (wb->runs[i].status)
+			pr_err_ratelimited("%pg: cannot read dirty sectors %llu-%llu from the cache (error %d)\n",
+					   b->bdev, wb->runs[i].track.start,
+					   wb->runs[i].track.end - 1,
+					   blk_status_to_errno(wb->runs[i].status));
+	if (!hc_wb_write(wb)) {
+		ret = -EIO;
+		for (i = 0; i < wb->nr_runs; i++)
+			if (!wb->runs[i].status)
+				ret = 0;	/* only skipped: not an error */
+		goto out;
+	}
+	down_write(&c->meta_lock);
+	for (i = 0; i < wb->nr_runs && ret >= 0; i++) {
+		struct hc_wb_run *r = &wb->runs[i];
+
+		if (!r->go)
+			continue;
+		for (j = r->first; j < r->first + r->nr; j++) {
+			ret = hc_wb_mark_clean(c, &wb->keys[j]);
+			if (ret < 0)
+				break;
+			sectors += ret;
+			keys++;
+		}
+	}
+	up_write(&c->meta_lock);
+	atomic64_add(keys, &b->wb.keys_written);
+	atomic64_add(sectors, &b->wb.sectors_written);
+out:
+	hc_wb_free_pages(wb);
+	return ret < 0 ? ret : 0;
+}
+
+/* ---- Dirty to clean ------------------------------------------------------ */
+
+/*
+ * No dirty data is left: persist state clean. See the opening comment
+ * for the race with writes going dirty.
+ */
+static void hc_wb_try_clean(struct hc_backing *b)
+{
+	struct hc_cache_set *c = b->set;
+	int ret = 0;
+
+	if (READ_ONCE(b->sb.backing.state) != HC_STATE_DIRTY)
+		return;
+	mutex_lock(&b->sb_lock);
+	if (b->sb.backing.state != HC_STATE_DIRTY)
+		goto out;
+	WRITE_ONCE(b->sb.backing.state, HC_STATE_CLEAN);
+	/* Pairs with hc_writeback_dirty_begin(). */
+	smp_mb();
+	down_write(&c->meta_lock);
+	if (atomic_read(&b->wb.dirtying) || hc_dirty_sectors(c, b->id) ||
+	    c->meta_failed)
+		ret = -EBUSY;
+	else if (c->journal.nr)
+		ret = hc_journal_write(c);
+	up_write(&c->meta_lock);
+	if (!ret)
+		ret = hc_backing_sb_write(b);
+	if (ret) {
+		WRITE_ONCE(b->sb.backing.state, HC_STATE_DIRTY);
+		goto out;
+	}
+	pr_info("%pg: all dirty data written back: clean\n", b->bdev);
+out:
+	mutex_unlock(&b->sb_lock);
+}
+
+/* ---- The thread ---------------------------------------------------------- */
+
+static int hc_writeback_thread(void *arg)
+{
+	struct hc_backing *b = arg;
+	struct hc_writeback *wb = &b->wb;
+	struct hc_cache_set *c = b->set;
+	struct hc_wb_batch *batch = wb->batch;
+	unsigned long last_update = jiffies, retry = HC_WB_RETRY;
+	struct hc_wb_pace pace = { 0 };
+	bool was_clean = true, wrapped;
+	u64 dirty;
+	int ret;
+
+	hc_wb_update_rate(b, 0);
+	while (!kthread_should_stop()) {
+		unsigned long period = READ_ONCE(wb->update_seconds) * HZ;
+
+		if (READ_ONCE(c->meta_failed) ||
+		    (!READ_ONCE(wb->running) && !READ_ONCE(wb->detaching))) {
+			/* A pause is no error to integrate: start afresh. */
+			hc_wb_sleep(wb, period);
+			last_update = jiffies;
+			continue;
+		}
+		if (time_after_eq(jiffies, last_update + period)) {
+			hc_wb_update_rate(b, jiffies_to_msecs(jiffies -
+							      last_update));
+			last_update = jiffies;
+		}
+		dirty = hc_writeback_dirty_sectors(b);
+		if (!dirty) {
+			hc_wb_try_clean(b);
+			was_clean = true;
+			hc_wb_sleep(wb, period);
+			continue;
+		}
+		if (was_clean && !READ_ONCE(wb->detaching) &&
+		    dirty <= READ_ONCE(wb->target)) {
+			/* New dirty data: let it gather (writeback_delay). */
+			was_clean = false;
+			if (hc_wb_sleep(wb, READ_ONCE(wb->delay) * HZ) ||
+			    kthread_should_stop())
+				continue;
+		}
+		was_clean = false;
+
+		if (hc_wb_idle(b) || READ_ONCE(wb->detaching)) {
+			batch->budget = HC_WB_BATCH_BYTES >> SECTOR_SHIFT;
+		} else {
+			spin_lock(&wb->lock);
+			batch->budget = wb->rate.rate / 4;
+			spin_unlock(&wb->lock);
+			batch->budget = clamp_t(u64, batch->budget, 8,
+						HC_WB_BATCH_BYTES >>
+						SECTOR_SHIFT);
+		}
+		ret = hc_wb_fill(batch, &wrapped);
+		if (!ret && batch->nr_keys)
+			ret = hc_wb_batch_run(batch);
+		if (ret) {
+			hc_wb_sleep(wb, retry);
+			retry = min(retry * 2, 32UL * HC_WB_RETRY);
+			continue;
+		}
+		retry = HC_WB_RETRY;
+		if (!batch->nr_keys) {
+			/*
+			 * Dirty data the scan could not take (stale keys of
+			 * a failed set, or a cursor just wrapped): look
+			 * again a little later.
+			 */
+			if (wrapped)
+				hc_wb_sleep(wb, HZ / 10);
+			continue;
+		}
+		if (!hc_wb_idle(b) && !READ_ONCE(wb->detaching)) {
+			u64 rate, ns;
+
+			spin_lock(&wb->lock);
+			rate = wb->rate.rate;
+			spin_unlock(&wb->lock);
+			ns = hc_wb_pace(&pace, ktime_get_ns(), batch->sectors,
+					rate);
+			if (ns)
+				hc_wb_sleep(wb, nsecs_to_jiffies(ns));
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/* ---- Detach ------------------------------------------------------------- */
+
+/* Waits for writeback to empty the cache, then detaches (a detach_store). */
+static void hc_writeback_detach_work(struct work_struct *work)
+{
+	struct hc_backing *b = container_of(work, struct hc_backing,
+					    wb.detach_work);
+
+	for (;;) {
+		mutex_lock(&hc_register_lock);
+		if (!b->set || !READ_ONCE(b->wb.detaching) ||
+		    READ_ONCE(b->set->meta_failed)) {
+			mutex_unlock(&hc_register_lock);
+			break;
+		}
+		if (READ_ONCE(b->sb.backing.state) != HC_STATE_DIRTY &&
+		    !hc_writeback_dirty_sectors(b) && !hc_backing_detach(b)) {
+			mutex_unlock(&hc_register_lock);
+			break;
+		}
+		mutex_unlock(&hc_register_lock);
+		msleep_interruptible(100);
+	}
+	WRITE_ONCE(b->wb.detaching, false);
+	hc_backing_put(b);
+}
+
+/**
+ * hc_writeback_detach() - detach, once writeback has emptied the cache
+ * @b: an attached backing device; hc_register_lock held
+ *
+ * A device with dirty data is written back at full speed, taking no new
+ * dirty data (writeback-mode writes go writethrough), and detached by a
+ * work item once clean; one without detaches now.
+ *
+ * Return: 0 (detached, or detaching), -EBUSY if a detach already waits,
+ * or -errno from hc_backing_detach().
+ */
+int hc_writeback_detach(struct hc_backing *b)
+{
+	lockdep_assert_held(&hc_register_lock);
+	if (!b->set)
+		return -ENOENT;
+	if (READ_ONCE(b->wb.detaching))
+		return -EBUSY;
+	if (b->sb.backing.state != HC_STATE_DIRTY &&
+	    !hc_writeback_dirty_sectors(b))
+		return hc_backing_detach(b);
+	if (!b->wb.thread || READ_ONCE(b->set->meta_failed)) {
+		pr_err("%pg: cannot detach: the cache holds dirty data for it and cannot write it back\n",
+		       b->bdev);
+		return -EBUSY;
+	}
+	pr_info("%pg: detaching once %llu dirty sectors are written back\n",
+		b->bdev, hc_writeback_dirty_sectors(b));
+	WRITE_ONCE(b->wb.detaching, true);
+	hc_writeback_wake(b);
+	kobject_get(&b->kobj);
+	if (!queue_work(hc_wq, &b->wb.detach_work))
+		hc_backing_put(b);
+	return 0;
+}
+
+/**
+ * hc_writeback_init() - defaults, for a new backing device
+ * @b: the backing device
+ */
+void hc_writeback_init(struct hc_backing *b)
+{
+	struct hc_writeback *wb = &b->wb;
+
+	init_waitqueue_head(&wb->wait);
+	init_waitqueue_head(&wb->track_wait);
+	spin_lock_init(&wb->lock);
+	atomic_set(&wb->dirtying, 0);
+	wb->running = true;
+	wb->percent = 10;
+	wb->delay = 30;
+	wb->update_seconds = HC_WB_UPDATE_SECONDS_DEFAULT;
+	wb->params.p_term_inverse = HC_WB_P_TERM_INVERSE_DEFAULT;
+	wb->params.i_term_inverse = HC_WB_I_TERM_INVERSE_DEFAULT;
+	wb->params.d_term = HC_WB_D_TERM_DEFAULT;
+	wb->params.minimum = HC_WB_RATE_MINIMUM_DEFAULT;
+	wb->params.maximum = HC_WB_RATE_MAX;
+	hc_wb_rate_init(&wb->rate, &wb->params);
+	INIT_WORK(&wb->detach_work, hc_writeback_detach_work);
+}
+
+/**
+ * hc_writeback_start() - start writing back a device that just attached
+ * @b: the backing device; hc_register_lock held, @b->set set
+ *
+ * Return: 0 or -errno (logged); the device then stays attached, its
+ * dirty data kept, but nothing is written back.
+ */
+int hc_writeback_start(struct hc_backing *b)
+{
+	struct hc_writeback *wb = &b->wb;
+	struct task_struct *t;
+
+	lockdep_assert_held(&hc_register_lock);
+	if (wb->thread)
+		return 0;
+	wb->batch = kvzalloc(sizeof(*wb->batch), GFP_KERNEL);
+	if (!wb->batch)
+		goto fail;
+	wb->batch->b = b;
+	atomic_set(&wb->batch->pending, 1);
+	init_completion(&wb->batch->done);
+	wb->cursor = 0;
+	wb->last_io = jiffies;
+	t = kthread_run(hc_writeback_thread, b, "hcache_wb/%pg", b->bdev);
+	if (IS_ERR(t)) {
+		kvfree(wb->batch);
+		wb->batch = NULL;
+		goto fail;
+	}
+	wb->thread = t;
+	return 0;
+fail:
+	pr_err("%pg: cannot start writeback: out of memory; dirty data stays in the cache\n",
+	       b->bdev);
+	return -ENOMEM;
+}
+
+/**
+ * hc_writeback_stop() - stop writing back (detach, stop)
+ * @b: the backing device; hc_register_lock held
+ *
+ * Waits for the batch in flight. Dirty data stays in the cache.
+ */
+void hc_writeback_stop(struct hc_backing *b)
+{
+	struct hc_writeback *wb = &b->wb;
+
+	lockdep_assert_held(&hc_register_lock);
+	if (!wb->thread)
+		return;
+	kthread_stop(wb->thread);
+	wb->thread = NULL;
+	kvfree(wb->batch);
+	wb->batch = NULL;
+}
