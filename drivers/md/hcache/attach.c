@@ -225,8 +225,8 @@ int hc_backing_attach(struct hc_backing *b, struct hc_cache_set *c)
  * hc_backing_detach() - detach a backing device from its cache set
  * @b: an attached backing device; hc_register_lock must be held
  *
- * Refused while the cache holds dirty data for it (writeback, which
- * empties it, comes with the writeback issue). Its superblock forgets the
+ * Refused while the cache holds dirty data for it: hc_writeback_detach()
+ * writes it back first, then calls this. Its superblock forgets the
  * set first, then the table entry goes, so its keys are dead. The device
  * keeps running, in passthrough. May sleep.
  *

@@ -125,6 +125,23 @@
  * grace period, then wait for every request and promotion (io_active).
  * A set whose metadata failed (meta_failed) passes I/O straight through.
  *
+ * WRITEBACK (writeback.c, wb_rate.c)
+ *
+ * Each attached backing device has a thread that scans its dirty keys in
+ * order from a cursor, reads them from the cache in batches, checks that
+ * each run is still in the tree as read and that no foreground write over
+ * it is in flight (hc_track_writeback_begin()), writes runs contiguous on
+ * the backing device as one bio each, flushes the backing device, then
+ * marks the pieces clean where the tree still maps them as read. A
+ * foreground write to the backing device waits for writeback writes over
+ * its range, so older data never lands over it. Paced by a rate from a
+ * P+I+D controller (pure code) on the device's dirty sectors against
+ * writeback_percent of its share of the cache; unpaced when the device is
+ * idle or detaching. Dirty sectors are counted per table entry
+ * (hc_bdev_entry.dirty_sectors). The backing superblock turns clean when
+ * none is left (journal written first); writes going dirty meanwhile are
+ * counted in wb.dirtying. A detach with dirty data writes it back first.
+ *
  * Until a cache set is attached, /dev/hcacheN is the backing device shifted by
  * the superblock's data offset. Each bio is cloned from b->bio_set (a
  * mempool-backed bio set, so the path makes progress under memory pressure
@@ -173,9 +190,11 @@
  * is freed. The cached path takes meta_lock for reading per lookup and per
  * data allocation (with alloc_lock, a spinlock inside it), for writing per
  * insert and to open a new bucket, and never holds it across data I/O;
- * hc_backing.track_lock, seq_lock and hc_cache_set.promote_lock are
- * spinlocks with nothing nested inside (track_lock and promote_lock also
- * taken from bio completion).
+ * hc_backing.track_lock, seq_lock, wb.lock and hc_cache_set.promote_lock
+ * are spinlocks with nothing nested inside (track_lock and promote_lock
+ * also taken from bio completion). The writeback thread takes sb_lock
+ * then meta_lock to turn its device clean, never hc_register_lock, so
+ * detach and stop may stop it with hc_register_lock held.
  *
  * CRASH CONSISTENCY
  *
@@ -189,7 +208,10 @@
  * names it (a rewritten leaf's journal pin passes to its parent until
  * then), and a bucket freed by a rewrite is reused only after a journal
  * entry names a root that no longer reaches it; the table entry is
- * durable before a backing superblock names the set. A crash at any point
+ * durable before a backing superblock names the set. A backing superblock
+ * says dirty before a dirty write completes and clean only once no dirty
+ * key is left and the clean keys are journalled; a key is marked clean
+ * only after the backing device was flushed for its data. A crash at any point
  * recovers, by the journal replay and the mark pass, to the last flushed
  * state (design.rst has the rules in full).
  *
