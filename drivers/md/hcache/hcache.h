@@ -116,8 +116,8 @@
  * only, dirty key, the backing superblock marked dirty first), writearound
  * and none (whiteout over the range, then the backing device); bypass
  * (sequential_cutoff, a nearly full cache, the mode) writes as
- * writearound. PREFLUSH writes the journal and flushes the backing
- * device; FUA writes the journal before completing. Each backing device
+ * writearound. PREFLUSH flushes the backing device, then writes the
+ * journal; FUA writes the journal before completing. Each backing device
  * tracks its reads and writes in flight so that a write collides the
  * promotions it overlaps: an older miss is never cached over a newer
  * write. Hits, misses and bypasses are counted per device and per set

@@ -31,7 +31,9 @@
  * and write-zeroes invalidate and are passed down. PREFLUSH writes the
  * journal (PREFLUSH + FUA: every key of a completed write, and the data
  * behind it, is durable) and flushes the backing device first; FUA writes
- * the journal before the write completes.
+ * the journal before the write completes. A write waits, before it writes
+ * the backing device, for writeback writes in flight over its range
+ * (writeback.c), whose data is older.
  *
  * The promotion race. A miss reads the backing device while a write to
  * the same range may land: the miss's older data must not then be cached
@@ -944,19 +946,22 @@ out:
  * A PREFLUSH: make every write completed so far durable. Their keys and
  * invalidations are in the journal's open entry, or already written; the
  * journal write's PREFLUSH flushes the cache device's data under them.
+ * The backing device is flushed first, so that a clean key (writethrough)
+ * is never durable before the data it says the backing device holds.
  */
 static int hc_flush(struct hc_request *req)
 {
 	struct hc_cache_set *c = req->c;
-	int ret = 0;
+	int ret;
 
+	ret = blkdev_issue_flush(req->b->bdev);
+	if (ret)
+		return ret;
 	down_write(&c->meta_lock);
 	if (c->journal.nr && !c->meta_failed)
 		ret = hc_journal_write(c);
 	up_write(&c->meta_lock);
-	if (ret)
-		return ret;
-	return blkdev_issue_flush(req->b->bdev);
+	return ret;
 }
 
 /* writeback: the backing superblock says dirty before a dirty write ends. */
