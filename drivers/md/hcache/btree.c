@@ -1063,7 +1063,8 @@ int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
  *	scan goes on
  * @max_leaves: leaves to visit at most, so that a caller can drop
  *	meta_lock now and then
- * @key_fn: called for each key; non-zero stops the scan after it
+ * @key_fn: called for each key; non-zero stops the scan before it: *@pos
+ *	is left where a later scan visits that key again
  * @priv: passed to @key_fn
  *
  * Nodes not cached are read. May sleep.
@@ -1098,9 +1099,9 @@ int hc_btree_scan(struct hc_cache_set *c, u32 bdev, u64 *pos,
 
 			if (k->bdev_id != bdev)
 				return 0;
-			*pos = k->end;
 			if (key_fn(priv, k))
 				return 1;
+			*pos = k->end;
 		}
 		if (n->max.bdev != bdev || n->max.end == U64_MAX)
 			return 0;
