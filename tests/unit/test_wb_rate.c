@@ -392,6 +392,17 @@ static void test_terms(void)
 	hc_wb_rate_update(&r, &p, 10 * GIB + 100000, 10 * GIB, 5000);
 	CHECK_EQ_U64(r.derivative, 2500, "D after one burst");
 
+	/* Dirty data that grew during a pause is no slope after a resume. */
+	hc_wb_rate_init(&r, &p);
+	for (i = 0; i < 10; i++)
+		hc_wb_rate_update(&r, &p, 10 * GIB, 10 * GIB, 5000);
+	hc_wb_rate_resume(&r);
+	hc_wb_rate_update(&r, &p, 10 * GIB + 100000, 10 * GIB, 1000);
+	CHECK_EQ_U64(r.derivative, 0, "D right after a resume");
+	hc_wb_rate_update(&r, &p, 10 * GIB + 100000 + 5000, 10 * GIB, 5000);
+	CHECK_EQ_U64(r.derivative, 1000 / 4 * 20 / 40,
+		     "D one update after a resume");
+
 	/*
 	 * Rising fast just below the target, D outweighs P and the rate is
 	 * above the minimum, so the negative error integrates: the integral

@@ -292,7 +292,8 @@ struct hc_wb_batch;
  * @backing_writes: bios writeback sent to the backing device
  * @detach_work: completes a detach once the device is clean
  * @kick: wake @thread from a sleep now (hc_writeback_wake())
- * @sleeping: @thread sleeps between passes
+ * @delaying: @thread sleeps out writeback_delay: dirty data above the
+ *	target wakes it
  * @dirty: dirty sectors at the last rate update; @lock
  * @batch: @thread's work area
  */
@@ -317,7 +318,7 @@ struct hc_writeback {
 	atomic64_t		backing_writes;
 	struct work_struct	detach_work;
 	bool			kick;
-	bool			sleeping;
+	bool			delaying;
 	u64			dirty;
 	struct hc_wb_batch	*batch;
 };

@@ -149,6 +149,22 @@ void hc_wb_rate_init(struct hc_wb_rate *r, const struct hc_wb_rate_params *p)
 	r->rate = hc_wb_min(p);
 }
 
+/**
+ * hc_wb_rate_resume() - writeback goes on after a pause
+ * @r: its state
+ *
+ * What the dirty data did during the pause (writeback_running 0) was no
+ * trend the rate could have followed: forget the last dirty value and the
+ * smoothed slope, so that the next update measures no change, as the first
+ * one after hc_wb_rate_init() does. The rate and the integral are kept.
+ */
+void hc_wb_rate_resume(struct hc_wb_rate *r)
+{
+	r->have_last = false;
+	r->d_smooth = 0;
+	r->derivative = 0;
+}
+
 /* The integral of @acc, sectors/s; @div is i_term_inverse * 1000. */
 static s64 hc_wb_integral(s64 acc, s64 div)
 {

@@ -140,6 +140,7 @@ struct hc_wb_pace {
 
 /* wb_rate.c; each function is documented at its definition. */
 void hc_wb_rate_init(struct hc_wb_rate *r, const struct hc_wb_rate_params *p);
+void hc_wb_rate_resume(struct hc_wb_rate *r);
 u64 hc_wb_rate_update(struct hc_wb_rate *r, const struct hc_wb_rate_params *p,
 		      u64 dirty, u64 target, u32 dt_ms);
 u64 hc_wb_band(u64 target);

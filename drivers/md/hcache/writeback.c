@@ -212,22 +212,25 @@ void hc_writeback_dirty_end(struct hc_backing *b)
  */
 void hc_writeback_dirty_added(struct hc_backing *b, u64 dirty)
 {
-	if (READ_ONCE(b->wb.sleeping) && dirty > READ_ONCE(b->wb.target))
+	if (READ_ONCE(b->wb.delaying) && dirty > READ_ONCE(b->wb.target))
 		hc_writeback_wake(b);
 }
 
 /*
- * Sleep up to @timeout, or until kicked or asked to stop. Return: true if
- * kicked.
+ * Sleep up to @timeout, or until kicked (a tunable changed, a detach, or
+ * with @delay, dirty data above the target) or asked to stop. Return:
+ * true if kicked.
  */
-static bool hc_wb_sleep(struct hc_writeback *wb, long timeout)
+static bool hc_wb_sleep(struct hc_writeback *wb, long timeout, bool delay)
 {
 	bool kicked;
 
-	WRITE_ONCE(wb->sleeping, true);
+	if (delay)
+		WRITE_ONCE(wb->delaying, true);
 	wait_event_interruptible_timeout(wb->wait, kthread_should_stop() ||
 					 READ_ONCE(wb->kick), timeout);
-	WRITE_ONCE(wb->sleeping, false);
+	if (delay)
+		WRITE_ONCE(wb->delaying, false);
 	kicked = READ_ONCE(wb->kick);
 	WRITE_ONCE(wb->kick, false);
 	return kicked;
@@ -238,8 +241,11 @@ static bool hc_wb_idle(struct hc_backing *b)
 	return time_after(jiffies, READ_ONCE(b->wb.last_io) + HC_WB_IDLE);
 }
 
-/* Recompute the rate from the dirty sectors and the target. */
-static void hc_wb_update_rate(struct hc_backing *b, u32 dt_ms)
+/*
+ * Recompute the rate from the dirty sectors and the target, after @dt_ms;
+ * with @paused, only what writeback_rate_debug shows of them.
+ */
+static void hc_wb_update_rate(struct hc_backing *b, u32 dt_ms, bool paused)
 {
 	struct hc_writeback *wb = &b->wb;
 	struct hc_cache_set *c = b->set;
@@ -249,7 +255,9 @@ static void hc_wb_update_rate(struct hc_backing *b, u32 dt_ms)
 				  READ_ONCE(wb->percent));
 
 	spin_lock(&wb->lock);
-	hc_wb_rate_update(&wb->rate, &wb->params, dirty, target, dt_ms);
+	if (!paused)
+		hc_wb_rate_update(&wb->rate, &wb->params, dirty, target,
+				  dt_ms);
 	wb->dirty = dirty;
 	WRITE_ONCE(wb->target, target);
 	spin_unlock(&wb->lock);
@@ -681,38 +689,51 @@ static int hc_writeback_thread(void *arg)
 	struct hc_wb_batch *batch = wb->batch;
 	unsigned long last_update = jiffies, retry = HC_WB_RETRY;
 	struct hc_wb_pace pace = { 0 };
-	bool was_clean = true, wrapped;
+	bool was_clean = true, paused = false, wrapped;
 	u64 dirty;
 	int ret;
 
-	hc_wb_update_rate(b, 0);
+	hc_wb_update_rate(b, 0, false);
 	while (!kthread_should_stop()) {
 		unsigned long period = READ_ONCE(wb->update_seconds) * HZ;
 
 		if (READ_ONCE(c->meta_failed) ||
 		    (!READ_ONCE(wb->running) && !READ_ONCE(wb->detaching))) {
-			/* A pause is no error to integrate: start afresh. */
-			hc_wb_sleep(wb, period);
+			/*
+			 * A pause is no error to integrate, and what dirty
+			 * data did meanwhile no slope: start afresh after.
+			 */
+			hc_wb_update_rate(b, 0, true);
+			hc_wb_sleep(wb, period, false);
 			last_update = jiffies;
+			paused = true;
 			continue;
+		}
+		if (paused) {
+			spin_lock(&wb->lock);
+			hc_wb_rate_resume(&wb->rate);
+			spin_unlock(&wb->lock);
+			hc_wb_update_rate(b, 0, false);
+			paused = false;
 		}
 		if (time_after_eq(jiffies, last_update + period)) {
 			hc_wb_update_rate(b, jiffies_to_msecs(jiffies -
-							      last_update));
+							      last_update),
+					  false);
 			last_update = jiffies;
 		}
 		dirty = hc_writeback_dirty_sectors(b);
 		if (!dirty) {
 			hc_wb_try_clean(b);
 			was_clean = true;
-			hc_wb_sleep(wb, period);
+			hc_wb_sleep(wb, period, false);
 			continue;
 		}
 		if (was_clean && !READ_ONCE(wb->detaching) &&
 		    dirty <= READ_ONCE(wb->target)) {
 			/* New dirty data: let it gather (writeback_delay). */
 			was_clean = false;
-			if (hc_wb_sleep(wb, READ_ONCE(wb->delay) * HZ) ||
+			if (hc_wb_sleep(wb, READ_ONCE(wb->delay) * HZ, true) ||
 			    kthread_should_stop())
 				continue;
 		}
@@ -732,7 +753,7 @@ static int hc_writeback_thread(void *arg)
 		if (!ret && batch->nr_keys)
 			ret = hc_wb_batch_run(batch);
 		if (ret) {
-			hc_wb_sleep(wb, retry);
+			hc_wb_sleep(wb, retry, false);
 			retry = min(retry * 2, 32UL * HC_WB_RETRY);
 			continue;
 		}
@@ -744,7 +765,7 @@ static int hc_writeback_thread(void *arg)
 			 * again a little later.
 			 */
 			if (wrapped)
-				hc_wb_sleep(wb, HZ / 10);
+				hc_wb_sleep(wb, HZ / 10, false);
 			continue;
 		}
 		if (!hc_wb_idle(b) && !READ_ONCE(wb->detaching)) {
@@ -756,7 +777,7 @@ static int hc_writeback_thread(void *arg)
 			ns = hc_wb_pace(&pace, ktime_get_ns(), batch->sectors,
 					rate);
 			if (ns)
-				hc_wb_sleep(wb, nsecs_to_jiffies(ns));
+				hc_wb_sleep(wb, nsecs_to_jiffies(ns), false);
 		}
 		cond_resched();
 	}
