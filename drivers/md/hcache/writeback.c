@@ -241,6 +241,15 @@ static bool hc_wb_idle(struct hc_backing *b)
 	return time_after(jiffies, READ_ONCE(b->wb.last_io) + HC_WB_IDLE);
 }
 
+/* Jiffies until the device counts as idle if no request comes (at least 1). */
+static long hc_wb_until_idle(struct hc_backing *b)
+{
+	long left = (long)(READ_ONCE(b->wb.last_io) + HC_WB_IDLE + 1 -
+			   jiffies);
+
+	return max(left, 1L);
+}
+
 /*
  * Recompute the rate from the dirty sectors and the target, after @dt_ms;
  * with @paused, only what writeback_rate_debug shows of them.
@@ -689,8 +698,8 @@ static int hc_writeback_thread(void *arg)
 	struct hc_wb_batch *batch = wb->batch;
 	unsigned long last_update = jiffies, retry = HC_WB_RETRY;
 	struct hc_wb_pace pace = { 0 };
-	bool was_clean = true, paused = false, wrapped;
-	u64 dirty;
+	bool was_clean = true, paused = false, paced, wrapped;
+	u64 dirty, rate;
 	int ret;
 
 	hc_wb_update_rate(b, 0, false);
@@ -739,15 +748,28 @@ static int hc_writeback_thread(void *arg)
 		}
 		was_clean = false;
 
-		if (hc_wb_idle(b) || READ_ONCE(wb->detaching)) {
-			batch->budget = HC_WB_BATCH_BYTES >> SECTOR_SHIFT;
-		} else {
-			spin_lock(&wb->lock);
-			batch->budget = wb->rate.rate / 4;
-			spin_unlock(&wb->lock);
-			batch->budget = clamp_t(u64, batch->budget, 8,
+		paced = !hc_wb_idle(b) && !READ_ONCE(wb->detaching);
+		spin_lock(&wb->lock);
+		rate = wb->rate.rate;
+		spin_unlock(&wb->lock);
+		if (paced) {
+			u64 ns = hc_wb_pace(&pace, ktime_get_ns(), 0, rate);
+
+			/*
+			 * Wait out the last batch's time at the rate, but
+			 * look again when the device may have turned idle.
+			 */
+			if (ns) {
+				hc_wb_sleep(wb, min(nsecs_to_jiffies(ns),
+						    hc_wb_until_idle(b)),
+					    false);
+				continue;
+			}
+			batch->budget = clamp_t(u64, rate / 4, 8,
 						HC_WB_BATCH_BYTES >>
 						SECTOR_SHIFT);
+		} else {
+			batch->budget = HC_WB_BATCH_BYTES >> SECTOR_SHIFT;
 		}
 		ret = hc_wb_fill(batch, &wrapped);
 		if (!ret && batch->nr_keys)
@@ -768,17 +790,8 @@ static int hc_writeback_thread(void *arg)
 				hc_wb_sleep(wb, HZ / 10, false);
 			continue;
 		}
-		if (!hc_wb_idle(b) && !READ_ONCE(wb->detaching)) {
-			u64 rate, ns;
-
-			spin_lock(&wb->lock);
-			rate = wb->rate.rate;
-			spin_unlock(&wb->lock);
-			ns = hc_wb_pace(&pace, ktime_get_ns(), batch->sectors,
-					rate);
-			if (ns)
-				hc_wb_sleep(wb, nsecs_to_jiffies(ns), false);
-		}
+		if (paced)
+			hc_wb_pace(&pace, ktime_get_ns(), batch->sectors, rate);
 		cond_resched();
 	}
 	return 0;
