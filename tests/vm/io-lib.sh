@@ -424,3 +424,150 @@ io_now() {
 io_elapsed() {
 	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'
 }
+
+# ---- Writeback (tests/vm/tests/wb-*.sh) ----------------------------------
+# The files of /sys/block/hcacheN/hcache/ that writeback adds: dirty_data,
+# writeback_*, detaching (Documentation/ABI/testing/sysfs-block-hcache).
+
+# wb_get DEV NAME: the number in DEV's (hcacheN) file NAME, as an integer.
+wb_get() {
+	io_read_num "$(io_sysdir "$1")/$2"
+}
+
+# wb_set DEV NAME VALUE: write VALUE to DEV's file NAME; fails on error.
+wb_set() {
+	hc_write "$(io_sysdir "$1")/$2" "$3"
+}
+
+# wb_dirty DEV: DEV's dirty_data in bytes.
+wb_dirty() {
+	wb_get "$1" dirty_data
+}
+
+# wb_detached DEV: DEV (hcacheN) runs with no cache set: cache_set_id 0 and
+# cache_set_uuid empty (or the nil uuid).
+wb_detached() {
+	local s
+	s=$(io_sysdir "$1")
+	[ "$(cat "$s/cache_set_id")" = 0 ] || return 1
+	case $(cat "$s/cache_set_uuid") in
+	'' | 00000000-0000-0000-0000-000000000000) return 0 ;;
+	esac
+	return 1
+}
+
+# wb_rate_debug DEV: DEV's writeback_rate_debug on one line, as integers
+# (unit suffixes such as k or M/sec expanded, signs kept), in the order
+#     rate dirty target proportional integral derivative idle in_band
+# with "?" for a line the file lacks.
+wb_rate_debug() {
+	awk -F: '
+	function num(v,  s, m) {
+		gsub(/[ \t]/, "", v)
+		sub(/\/s(ec)?$/, "", v)
+		sub(/[bB]$/, "", v)
+		sub(/i$/, "", v)
+		m = 1
+		if (v ~ /[kK]$/) m = 1024
+		else if (v ~ /M$/) m = 1024 * 1024
+		else if (v ~ /G$/) m = 1024 * 1024 * 1024
+		else if (v ~ /T$/) m = 1024 * 1024 * 1024 * 1024
+		if (v !~ /^[-+]?[0-9]+(\.[0-9]+)?[kKMGT]?$/) return "?"
+		return sprintf("%.0f", (v + 0) * m)
+	}
+	{ name = $1; sub(/^[ \t]+/, "", name); val[name] = num(substr($0, index($0, ":") + 1)) }
+	END {
+		n = split("rate dirty target proportional integral derivative idle in_band", f, " ")
+		for (i = 1; i <= n; i++)
+			printf "%s%s", (f[i] in val ? val[f[i]] : "?"), (i < n ? " " : "\n")
+	}' "$(io_sysdir "$1")/writeback_rate_debug"
+}
+
+# wb_wait_clean DEV SECONDS [WHAT]: wait until DEV's dirty_data is 0,
+# logging it every 2 s; fails (with writeback_rate_debug) after SECONDS.
+# Sets WB_SECS to the seconds it took (2 decimals).
+wb_wait_clean() {
+	local t0 end=$((SECONDS + $2)) next=$((SECONDS + 2)) d
+	t0=$(io_now)
+	while :; do
+		d=$(wb_dirty "$1") || exit 1
+		[ "$d" = 0 ] && break
+		if [ $SECONDS -ge "$end" ]; then
+			hc_log "writeback_rate_debug: $(tr '\n' ' ' <"$(io_sysdir "$1")/writeback_rate_debug" 2>/dev/null)"
+			hc_fail "${3:-$1}: dirty_data still $d after $2 s"
+		fi
+		if [ $SECONDS -ge "$next" ]; then
+			hc_log "${3:-$1}: dirty_data $d"
+			next=$((SECONDS + 2))
+		fi
+		sleep 0.1
+	done
+	WB_SECS=$(io_elapsed "$t0")
+}
+
+# wb_scatter SRC DEV BYTE_OFFSET MIN MAX [SEED]: write all of file SRC to
+# DEV at BYTE_OFFSET in pieces of MIN to MAX bytes (multiples of 4 KiB; the
+# last piece may be shorter), one direct write each, in a random order
+# (SEED makes it repeatable), from one process: random writes whose data
+# the test knows (SRC). SRC's size must be a multiple of 512.
+wb_scatter() {
+	python3 - "$@" <<'EOF' || hc_fail "wb_scatter $* failed"
+import mmap, os, random, sys
+src, dev = sys.argv[1], sys.argv[2]
+off, lo, hi = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+rng = random.Random(sys.argv[6] if len(sys.argv) > 6 else None)
+size = os.path.getsize(src)
+buf = mmap.mmap(-1, size)	# page-aligned, as O_DIRECT wants
+with open(src, "rb") as f:
+    if f.readinto(buf) != size:
+        sys.exit("short read of " + src)
+pieces, pos = [], 0
+while pos < size:
+    n = min(rng.randrange(lo, hi + 1, 4096), size - pos)
+    pieces.append((pos, n))
+    pos += n
+rng.shuffle(pieces)
+view = memoryview(buf)
+fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
+for p, n in pieces:
+    if os.pwrite(fd, view[p:p + n], off + p) != n:
+        sys.exit("short write at %d" % (off + p))
+os.close(fd)
+EOF
+}
+
+# wb_diff FILE_A FILE_B [BASE]: where two files of the same size differ, in
+# 4 KiB blocks: the number of such blocks and their first 8 runs as byte
+# ranges [start, end) plus BASE.
+wb_diff() {
+	python3 - "$@" <<'EOF'
+import sys
+a, b = open(sys.argv[1], "rb"), open(sys.argv[2], "rb")
+base = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+runs, n, i = [], 0, 0
+while True:
+    x, y = a.read(4096), b.read(4096)
+    if not x and not y:
+        break
+    if x != y:
+        n += 1
+        if runs and runs[-1][1] == i:
+            runs[-1][1] = i + 1
+        else:
+            runs.append([i, i + 1])
+    i += 1
+print("%d differing 4 KiB blocks: %s" % (n, " ".join(
+    "[%d, %d)" % (base + s * 4096, base + e * 4096) for s, e in runs[:8])))
+EOF
+}
+
+# wb_same WHAT GOT EXPECT [BASE]: files GOT and EXPECT are equal, or the
+# test fails saying where they differ (offsets plus BASE).
+wb_same() {
+	cmp -s "$2" "$3" || hc_fail "$1: $(wb_diff "$2" "$3" "${4:-0}")"
+}
+
+# wb_inflight DEV: "READS WRITES" in flight on DEV (a /dev node).
+wb_inflight() {
+	tr -s ' ' <"/sys/class/block/$(basename "$(readlink -f "$1")")/inflight" | sed 's/^ //'
+}
