@@ -187,14 +187,21 @@ io_setup() {
 	[ -n "$IO_UUID" ] && [ -n "$IO_OFFSET" ] || hc_fail "hcache-super-show: no set uuid or data offset"
 	IO_SET=/sys/fs/hcache/$IO_UUID
 	IO_DBG=/sys/kernel/debug/hcache/$IO_UUID
+	IO_BDEVS=("$IO_BDEV")
+	io_register
+	io_mode_is hcache0 writethrough || hc_fail "cache_mode of a new device: $(cat "$(io_sysdir hcache0)/cache_mode")"
+	hc_log "set $IO_UUID: cache $IO_CDEV ($cmib MiB, $(cat "$IO_SET/nbuckets") buckets of $(cat "$IO_SET/bucket_size")), backing $IO_BDEV ($bmib MiB, data at sector $IO_OFFSET) as hcache0"
+}
+
+# io_register: load the module, register IO_CDEV and IO_BDEV (formatted
+# as one set), and check the backing device runs as hcache0.
+io_register() {
+	local dev
 	hc_load
 	hc_write /sys/fs/hcache/register "$IO_CDEV"
 	hc_wait test -d "$IO_SET"
-	IO_BDEVS=("$IO_BDEV")
 	dev=$(io_register_backing "$IO_BDEV")
 	[ "$dev" = hcache0 ] || hc_fail "the backing device runs as $dev, not hcache0"
-	io_mode_is hcache0 writethrough || hc_fail "cache_mode of a new device: $(cat "$(io_sysdir hcache0)/cache_mode")"
-	hc_log "set $IO_UUID: cache $IO_CDEV ($cmib MiB, $(cat "$IO_SET/nbuckets") buckets of $(cat "$IO_SET/bucket_size")), backing $IO_BDEV ($bmib MiB, data at sector $IO_OFFSET) as hcache0"
 }
 
 # io_add_backing NAME MIB [ATTR=VALUE...]: one more backing device (null_blk

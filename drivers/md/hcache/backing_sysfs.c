@@ -495,23 +495,25 @@ static ssize_t writeback_rate_debug_show(struct hc_backing *b, char *buf)
 			  hc_wb_rate_in_band(dirty, target));
 }
 
+static ssize_t hc_wb_show_count(char *buf, atomic64_t *count)
+{
+	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(count));
+}
+
 static ssize_t writeback_keys_written_show(struct hc_backing *b, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n",
-			  (long long)atomic64_read(&b->wb.keys_written));
+	return hc_wb_show_count(buf, &b->wb.keys_written);
 }
 
 static ssize_t writeback_sectors_written_show(struct hc_backing *b,
 					      char *buf)
 {
-	return sysfs_emit(buf, "%lld\n",
-			  (long long)atomic64_read(&b->wb.sectors_written));
+	return hc_wb_show_count(buf, &b->wb.sectors_written);
 }
 
 static ssize_t writeback_backing_writes_show(struct hc_backing *b, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n",
-			  (long long)atomic64_read(&b->wb.backing_writes));
+	return hc_wb_show_count(buf, &b->wb.backing_writes);
 }
 
 #define HC_ATTR_RO(name) \

@@ -84,11 +84,7 @@ if [ "$HC_BOOT" = 1 ]; then
 	: >"$stats"
 fi
 
-hc_load
-hc_write /sys/fs/hcache/register "$IO_CDEV"
-hc_wait test -d "$IO_SET"
-dev=$(io_register_backing "$IO_BDEV")
-[ "$dev" = hcache0 ] || hc_fail "the backing device runs as $dev, not hcache0"
+io_register
 sys=$(io_sysdir hcache0)
 # Paused first, to look at what the kill left (it may have started).
 hc_write "$sys/writeback_running" 0

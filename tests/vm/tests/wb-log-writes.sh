@@ -96,11 +96,7 @@ mark() {
 
 sync "$IO_CDEV"
 mark format
-hc_load
-hc_write /sys/fs/hcache/register "$IO_CDEV"
-hc_wait test -d "$IO_SET"
-dev=$(io_register_backing "$IO_BDEV")
-[ "$dev" = hcache0 ] || hc_fail "the backing device runs as $dev, not hcache0"
+io_register
 sys=$(io_sysdir hcache0)
 io_mode_is hcache0 writeback || hc_fail "cache_mode: $(cat "$sys/cache_mode")"
 hc_write "$sys/writeback_running" 0
