@@ -275,7 +275,7 @@ static unsigned int one_gen_pair(u8 bg, u8 pg)
 
 	/* ahead: pg - bg in 1..127 (mod 256), i.e. d in 129..255 */
 	want = d > 128 ? "pointer gen ahead of its bucket's gen" :
-	       d > HC_GEN_MAX_DISTANCE ?
+	       d > HC_GEN_REPLAY_DISTANCE ?
 	       "bucket gen too far ahead of a pointer into it" : NULL;
 	reset(m, buckets, NULL);
 	buckets[30].gen = bg;
@@ -373,17 +373,19 @@ static const struct mark_case mark_cases[] = {
 	    LEAF(KEY(20, 4, 4, 10, 0), R_AHEAD) } },
 	{ "bucket 96 ahead: the limit", { [20] = 100 },
 	  { LEAF(KEY(20, 0, 4, 4, 0), NULL) } },
-	{ "bucket 97 ahead", { [20] = 100 },
-	  { LEAF(KEY(20, 0, 4, 3, 0), R_TOO_FAR) } },
+	{ "bucket 127 ahead (a replayed key GC had dropped)", { [20] = 130 },
+	  { LEAF(KEY(20, 0, 4, 3, 0), NULL) } },
 	{ "96 ahead across the wrap", { [20] = 10 },
 	  { LEAF(KEY(20, 0, 4, 170, 0), NULL) } },
-	{ "97 ahead across the wrap", { [20] = 10 },
-	  { LEAF(KEY(20, 0, 4, 169, 0), R_TOO_FAR) } },
+	{ "127 ahead across the wrap", { [20] = 10 },
+	  { LEAF(KEY(20, 0, 4, 139, 0), NULL) } },
+	{ "128 ahead across the wrap", { [20] = 10 },
+	  { LEAF(KEY(20, 0, 4, 138, 0), R_TOO_FAR) } },
 	{ "128 ahead: neither side", { [20] = 128 },
 	  { LEAF(KEY(20, 0, 4, 0, 0), R_TOO_FAR) } },
 	{ "too far after a stale key", { [20] = 200 },
 	  { LEAF(KEY(20, 0, 4, 150, 0), NULL),
-	    LEAF(KEY(20, 0, 4, 100, 0), R_TOO_FAR) } },
+	    LEAF(KEY(20, 0, 4, 72, 0), R_TOO_FAR) } },
 
 	/* Where the extent lies. */
 	{ "pointer into bucket 64 of 64", { },
@@ -464,9 +466,9 @@ static const struct mark_case mark_cases[] = {
 	/* The pointer to a btree node. */
 	{ "stale pointer to a btree node", { [30] = 8 },
 	  { META(30, HC_BUCKET_BTREE, 7, "stale pointer to a btree node") } },
-	{ "btree pointer 96 behind", { [30] = 96 },
+	{ "btree pointer 127 behind", { [30] = 127 },
 	  { META(30, HC_BUCKET_BTREE, 0, "stale pointer to a btree node") } },
-	{ "btree pointer 97 behind", { [30] = 97 },
+	{ "btree pointer 128 behind", { [30] = 128 },
 	  { META(30, HC_BUCKET_BTREE, 0, R_TOO_FAR) } },
 	{ "btree pointer ahead", { [30] = 255 },
 	  { META(30, HC_BUCKET_BTREE, 0, R_AHEAD) } },
@@ -650,6 +652,48 @@ static void test_compare(void)
 	}
 }
 
+/* The kept oldest gen may be older than the pass's, never newer. */
+static const struct gen_case {
+	const char *what;
+	u8 type, has_fresh, fresh_gen, has_kept, kept_gen, bucket_gen;
+	const char *want;
+} gen_cases[] = {
+	{ "equal", HC_BUCKET_DATA, 1, 5, 1, 5, 9, NULL },
+	{ "kept older", HC_BUCKET_DATA, 1, 5, 1, 2, 9, NULL },
+	{ "kept older across the wrap", HC_BUCKET_FREE, 1, 3, 1, 250, 10,
+	  NULL },
+	{ "kept newer", HC_BUCKET_DATA, 1, 5, 1, 6, 9,
+	  "kept oldest gen newer than a pointer into the bucket" },
+	{ "kept newer across the wrap", HC_BUCKET_FREE, 1, 250, 1, 3, 10,
+	  "kept oldest gen newer than a pointer into the bucket" },
+	{ "kept none", HC_BUCKET_DATA, 1, 5, 0, 0, 9,
+	  "kept state misses a pointer into the bucket" },
+	{ "pass none", HC_BUCKET_DATA, 0, 0, 1, 7, 9, NULL },
+	{ "btree bucket", HC_BUCKET_BTREE, 1, 5, 0, 0, 9, NULL },
+};
+
+static void test_compare_gen(void)
+{
+	const struct gen_case *cases = gen_cases;
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(gen_cases); i++) {
+		struct hc_bucket_mark fresh = {
+			.type = cases[i].type, .has_ptr = cases[i].has_fresh,
+			.oldest_gen = cases[i].fresh_gen,
+		};
+		struct hc_bucket_mark kept = {
+			.type = cases[i].type, .has_ptr = cases[i].has_kept,
+			.oldest_gen = cases[i].kept_gen,
+		};
+		const char *err = hc_mark_compare_gen(&fresh, &kept,
+						      cases[i].bucket_gen);
+
+		CHECK(same_str(err, cases[i].want), "%s: got \"%s\", want \"%s\"",
+		      cases[i].what, str(err), str(cases[i].want));
+	}
+}
+
 /*
  * The pass and the kept state agree on a whole bucket array; then each
  * kind of drift in the kept state is seen.
@@ -798,6 +842,9 @@ static bool rule_tested(const char *rule)
 	for (i = 0; i < ARRAY_LEN(range_cases); i++)
 		if (same_str(range_cases[i].want, rule))
 			return true;
+	for (i = 0; i < ARRAY_LEN(gen_cases); i++)
+		if (same_str(gen_cases[i].want, rule))
+			return true;
 	return false;
 }
 
@@ -896,7 +943,7 @@ static bool bucket_matches(const struct hc_bucket_mark *m,
 	unsigned int j;
 	int dist;
 
-	for (dist = HC_GEN_MAX_DISTANCE; dist >= 0 && !any; dist--) {
+	for (dist = HC_GEN_REPLAY_DISTANCE; dist >= 0 && !any; dist--) {
 		for (j = 0; j < nr && !any; j++) {
 			const struct hc_key *k = &keys[j];
 
@@ -998,6 +1045,7 @@ int main(void)
 	test_all_gens();
 	test_mark_cases();
 	test_compare();
+	test_compare_gen();
 	test_compare_pass();
 	test_ranges();
 	test_rules_covered();

@@ -22,6 +22,7 @@
 #define HC_PRIO_MAX		0xffffU
 #define HC_BTREE_RESERVE	16U
 #define HC_DATA_BATCH		64U
+#define HC_MOVE_RESERVE		8U
 
 const char * const hc_replacement_names_table[HC_REPL_NR] = {
 	[HC_REPL_LRU]		= "lru",
@@ -66,6 +67,8 @@ int hc_alloc_init(struct hc_cache_set *c, bool fresh)
 		return -ENOMEM;
 	c->free[HC_RESERVE_PRIO].target = c->prio_nr;
 	c->free[HC_RESERVE_BTREE].target = HC_BTREE_RESERVE;
+	c->free[HC_RESERVE_MOVE].target = clamp_t(u64, data_buckets / 16, 1,
+						  HC_MOVE_RESERVE);
 	c->free[HC_RESERVE_DATA].target = min_t(u64, HC_DATA_BATCH,
 						data_buckets / 4);
 	for (r = 0; r < HC_RESERVE_NR; r++) {
@@ -126,12 +129,16 @@ static u64 hc_cursor_next(struct hc_cache_set *c)
 	return i;
 }
 
-/* May @b's gen be bumped without passing the oldest pointer's limit? */
-static bool hc_gen_may_bump(const struct hc_bucket *b)
+/*
+ * May @b's gen be bumped without passing the oldest pointer's limit
+ * (HC_GEN_MAX_DISTANCE, or lower for tests)? If not, GC must drop the
+ * stale pointers first.
+ */
+static bool hc_gen_may_bump(struct hc_cache_set *c, const struct hc_bucket *b)
 {
 	return !b->m.has_ptr ||
 	       hc_gen_distance(b->gen + 1, b->m.oldest_gen) <=
-	       HC_GEN_MAX_DISTANCE;
+	       c->gc.max_distance;
 }
 
 static bool hc_bucket_empty(struct hc_cache_set *c, u64 i)
@@ -140,7 +147,7 @@ static bool hc_bucket_empty(struct hc_cache_set *c, u64 i)
 
 	return b->m.type == HC_BUCKET_FREE && !b->on_freelist &&
 	       !b->replay_pin && !b->io_pin && !b->m.clean && !b->m.dirty &&
-	       i != c->open_bucket;
+	       i != c->open_bucket && i != c->gc.move_bucket;
 }
 
 static bool hc_bucket_evictable(struct hc_cache_set *c, u64 i)
@@ -148,7 +155,8 @@ static bool hc_bucket_evictable(struct hc_cache_set *c, u64 i)
 	const struct hc_bucket *b = &c->buckets[i];
 
 	return b->m.type == HC_BUCKET_DATA && !b->m.dirty && !b->on_freelist &&
-	       !b->replay_pin && !b->io_pin && i != c->open_bucket;
+	       !b->replay_pin && !b->io_pin && i != c->open_bucket &&
+	       i != c->gc.move_bucket;
 }
 
 struct hc_prio_candidate {
@@ -180,7 +188,7 @@ static size_t hc_choose_evict(struct hc_cache_set *c, u64 *out, size_t want)
 		     tries++) {
 			i = hc_cursor_next(c);
 			if (hc_bucket_evictable(c, i) &&
-			    hc_gen_may_bump(&c->buckets[i]))
+			    hc_gen_may_bump(c, &c->buckets[i]))
 				out[n++] = i;
 		}
 		return n;
@@ -188,7 +196,7 @@ static size_t hc_choose_evict(struct hc_cache_set *c, u64 *out, size_t want)
 		for (tries = 0; tries < want * 16 && n < want; tries++) {
 			i = get_random_u64() % g->nbuckets;
 			if (hc_bucket_evictable(c, i) &&
-			    hc_gen_may_bump(&c->buckets[i])) {
+			    hc_gen_may_bump(c, &c->buckets[i])) {
 				c->buckets[i].on_freelist = 1; /* no repeats */
 				out[n++] = i;
 			}
@@ -206,7 +214,7 @@ static size_t hc_choose_evict(struct hc_cache_set *c, u64 *out, size_t want)
 		return 0;
 	for (i = g->first_bucket; i < g->nbuckets; i++)
 		if (hc_bucket_evictable(c, i) &&
-		    hc_gen_may_bump(&c->buckets[i]))
+		    hc_gen_may_bump(c, &c->buckets[i]))
 			cand[nr++] = (struct hc_prio_candidate){
 				c->buckets[i].prio, i };
 	sort(cand, nr, sizeof(*cand), hc_prio_candidate_cmp, NULL);
@@ -332,6 +340,7 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 {
 	const struct hc_geom *g = &c->geom;
 	size_t want = 0, n = 0, nempty, used = 0, k;
+	u64 limited = c->stats.gen_limited;
 	u64 *cand, *chain;
 	u64 i, tries;
 	int r, ret;
@@ -356,7 +365,7 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	for (tries = g->first_bucket; tries < g->nbuckets && n < want; tries++) {
 		i = hc_cursor_next(c);
 		if (hc_bucket_empty(c, i)) {
-			if (hc_gen_may_bump(&c->buckets[i]))
+			if (hc_gen_may_bump(c, &c->buckets[i]))
 				cand[n++] = i;
 			else
 				c->stats.gen_limited++;
@@ -365,6 +374,9 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	nempty = n;
 	if (n < want)
 		n += hc_choose_evict(c, cand + n, want - n);
+	/* Short of buckets, or held back by stale pointers: collect. */
+	if (n < want || c->stats.gen_limited != limited)
+		hc_gc_wake(c);
 	if (!n) {
 		ret = -ENOSPC;
 		goto out;
@@ -374,6 +386,8 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 
 		/* Reads in flight from it check the gen when they complete. */
 		WRITE_ONCE(b->gen, b->gen + 1);
+		if (!b->gen)
+			c->stats.gen_wrapped++;
 		b->m.clean = 0;
 		b->m.type = HC_BUCKET_FREE;
 		b->on_freelist = 1;	/* not chosen again meanwhile */
@@ -454,7 +468,22 @@ int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
 
 	lockdep_assert_held_write(&c->meta_lock);
 	if (f->nr <= f->target / 2 && !c->in_refill) {
+		/*
+		 * Each refill writes a journal entry, which a cache full of
+		 * dirty data can repeat with no insert in between to keep
+		 * the journal's window short: keep it short here.
+		 */
+		if (r == HC_RESERVE_DATA) {
+			/* Nothing became reclaimable since the last try. */
+			if (c->refill_futile && !f->nr)
+				return -ENOSPC;
+			ret = hc_journal_make_room(c);
+			if (ret)
+				return ret;
+		}
 		ret = hc_alloc_refill(c);
+		if (r == HC_RESERVE_DATA)
+			c->refill_futile = !f->nr;
 		if (ret && !f->nr)
 			return ret;
 	}
@@ -584,6 +613,9 @@ int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
 	ret = hc_bucket_alloc(c, HC_RESERVE_DATA, HC_BUCKET_DATA, &bucket);
 	if (ret)
 		return ret;
+	if (atomic64_add_return(c->geom.bucket_sectors, &c->gc.written) >=
+	    c->gc.written_limit)
+		wake_up(&c->gc.wait);
 	spin_lock(&c->alloc_lock);
 	c->open_bucket = bucket;
 	c->open_used = 0;
@@ -752,6 +784,7 @@ void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k)
 	ptr_gen = hc_ptr_gen(k->ptr);
 	b->m.ptrs++;
 	hc_mark_note_gen(&b->m, b->gen, ptr_gen);
+	hc_gc_note_ptr(c, k);
 	if (hc_ptr_stale(b->gen, ptr_gen))
 		return;
 	if (WARN_ON_ONCE(b->m.type != HC_BUCKET_DATA &&
@@ -794,11 +827,16 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 	if (start == hc_key_start(k) && end == k->end) {
 		if (!WARN_ON_ONCE(!b->m.ptrs) && !--b->m.ptrs)
 			b->m.has_ptr = 0;
-	} else if (start > hc_key_start(k) && end < k->end) {
-		b->m.ptrs++;
+	} else {
+		if (start > hc_key_start(k) && end < k->end)
+			b->m.ptrs++;
+		/* What is left of it may sit where GC's walk has been. */
+		hc_gc_note_ptr(c, k);
 	}
 	if (hc_ptr_stale(b->gen, hc_ptr_gen(k->ptr)))
 		return;
+	/* Live data went: a refill may find a bucket to reclaim now. */
+	c->refill_futile = false;
 	count = k->flags & HC_KEY_DIRTY ? &b->m.dirty : &b->m.clean;
 	if (*count < end - start) {
 		hc_cache_set_error(c, "bucket %lld (%s) has %u sectors, key %u:%llu loses %llu",

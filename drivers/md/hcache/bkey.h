@@ -33,7 +33,8 @@
  * signed difference between a bucket and any pointer into it is always in
  * [0, HC_GEN_MAX_DISTANCE], hc_gen_after() is meaningful for them, and the
  * gen can never wrap all the way around (256 bumps) to make a stale
- * pointer look valid again.
+ * pointer look valid again. A key replayed from the journal after GC
+ * dropped it may be up to HC_GEN_REPLAY_DISTANCE behind, still below 128.
  */
 
 #include "pure.h"
@@ -44,6 +45,15 @@
 
 /* How far a bucket's gen may run ahead of the oldest pointer into it. */
 #define HC_GEN_MAX_DISTANCE	96U
+
+/*
+ * How far it can be after a journal replay: a stale key that garbage
+ * collection dropped from the tree may come back from a journal entry
+ * still in the replay window, and a bucket's gen is bumped at most once
+ * per entry, in a window of fewer than 128 entries (journal.c). Still
+ * below 128, so such a pointer is stale and known to be older.
+ */
+#define HC_GEN_REPLAY_DISTANCE	127U
 
 /* Key flags this code knows (hcache_ondisk.h, HC_KEY_*). */
 #define HC_KEY_FLAGS_KNOWN	(HC_KEY_DIRTY | HC_KEY_DATA_CSUM)

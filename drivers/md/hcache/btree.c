@@ -1110,6 +1110,180 @@ int hc_btree_scan(struct hc_cache_set *c, u32 bdev, u64 *pos,
 	return 1;
 }
 
+/* Descend, reading nodes as needed, to the leaf after position @pos. */
+static int hc_btree_leaf_after(struct hc_cache_set *c, const struct hc_pos *pos,
+			       struct hc_btree_node **leaf)
+{
+	struct hc_btree_node *n = c->root;
+	size_t idx;
+	int ret;
+
+	while (n->level) {
+		idx = hc_bset_lookup(&n->keys, pos->bdev, pos->end);
+		if (idx >= n->keys.nr) {
+			hc_cache_set_error(c, "btree node %llu: no child after %u:%llu",
+					   n->bucket, pos->bdev, pos->end);
+			return -EUCLEAN;
+		}
+		ret = hc_node_get(c, n, idx, &n);
+		if (ret)
+			return ret;
+	}
+	*leaf = n;
+	return 0;
+}
+
+/* Is @pos the last position of the tree? */
+static bool hc_pos_is_max(const struct hc_pos *pos)
+{
+	return pos->bdev == U32_MAX && pos->end == U64_MAX;
+}
+
+/**
+ * hc_btree_scan_all() - visit every leaf key in order, from a position
+ * @c: the set; meta_lock held, for reading at least
+ * @pos: in: visit the keys after this position; out: where a later scan
+ *	goes on (the max of the last leaf visited)
+ * @max_leaves: leaves to visit at most
+ * @key_fn: called for each key with a pointer, whatever its device
+ * @priv: passed to @key_fn
+ *
+ * Like hc_btree_scan() across every backing device, a leaf at a time:
+ * for walks that drop meta_lock between calls (moving GC). May sleep.
+ *
+ * Return: 1 if leaves are left from *@pos on, 0 once the last leaf was
+ * visited, or the error reading a node.
+ */
+int hc_btree_scan_all(struct hc_cache_set *c, struct hc_pos *pos,
+		      unsigned int max_leaves,
+		      void (*key_fn)(void *priv, const struct hc_key *k),
+		      void *priv)
+{
+	struct hc_btree_node *n;
+	size_t idx;
+	int ret;
+
+	lockdep_assert_held(&c->meta_lock);
+	while (max_leaves--) {
+		if (hc_pos_is_max(pos))
+			return 0;
+		ret = hc_btree_leaf_after(c, pos, &n);
+		if (ret)
+			return ret;
+		for (idx = 0; idx < n->keys.nr; idx++)
+			if (n->keys.keys[idx].nr_ptrs)
+				key_fn(priv, &n->keys.keys[idx]);
+		*pos = n->max;
+	}
+	return !hc_pos_is_max(pos);
+}
+
+/* Drop the keys of @n that @key_fn says to drop, accounting their sectors. */
+static size_t hc_node_drop_keys(struct hc_cache_set *c,
+				struct hc_btree_node *n,
+				int (*key_fn)(void *priv,
+					      const struct hc_key *k),
+				void *priv)
+{
+	size_t i, kept = 0, nr = n->keys.nr;
+
+	for (i = 0; i < nr; i++) {
+		const struct hc_key *k = &n->keys.keys[i];
+
+		if (key_fn(priv, k) != HC_GC_KEEP) {
+			hc_bucket_sectors_removed(c, k, hc_key_start(k),
+						  k->end);
+			continue;
+		}
+		n->keys.keys[kept++] = *k;
+	}
+	n->keys.nr = kept;
+	c->leaf_keys -= nr - kept;
+	return nr - kept;
+}
+
+/**
+ * hc_btree_gc_leaf() - garbage-collect the leaf after a position
+ * @c: the set; meta_lock held for writing
+ * @pos: in: the leaf after this position; out: that leaf's max, where
+ *	the next call goes on
+ * @key_fn: judges each key: HC_GC_KEEP, HC_GC_DROP (a stale or dead key,
+ *	dropped if the leaf holds enough of them to be worth a rewrite) or
+ *	HC_GC_DROP_NOW (dropped whatever it costs: its bucket's gen is near
+ *	the limit it puts on reuse); called twice per key when the leaf is
+ *	rewritten, so it must judge alike both times
+ * @priv: passed to @key_fn
+ * @st: counts what was done
+ *
+ * A leaf rewritten without its dropped keys goes to a new bucket, its
+ * parent updated as for any rewrite. Every pointer left in the leaf is
+ * noted for its bucket's oldest gen (hc_gc_note_ptr()); the dropped ones
+ * stop holding back their buckets' gens. Then a leaf much smaller than a node
+ * is merged with a sibling, or, failing that, a small interior parent is.
+ * May sleep.
+ *
+ * Return: 1 if leaves are left after *@pos, 0 after the last one, or
+ * -errno (a failed rewrite latches meta_failed).
+ */
+int hc_btree_gc_leaf(struct hc_cache_set *c, struct hc_pos *pos,
+		     int (*key_fn)(void *priv, const struct hc_key *k),
+		     void *priv, struct hc_btree_gc_stats *st)
+{
+	struct hc_btree_node *n, *parent;
+	size_t i, drop = 0;
+	bool now = false;
+	int ret, v;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (c->meta_failed)
+		return -EIO;
+	if (hc_pos_is_max(pos))
+		return 0;
+	ret = hc_btree_leaf_after(c, pos, &n);
+	if (ret)
+		return ret;
+	*pos = n->max;
+	st->leaves++;
+	for (i = 0; i < n->keys.nr; i++) {
+		v = key_fn(priv, &n->keys.keys[i]);
+		if (v != HC_GC_KEEP)
+			drop++;
+		if (v == HC_GC_DROP_NOW)
+			now = true;
+	}
+	if (drop && (now || drop * 8 >= n->keys.nr)) {
+		st->keys_dropped += hc_node_drop_keys(c, n, key_fn, priv);
+		ret = hc_node_rewrite(c, n);
+		if (ret) {
+			hc_cache_set_error(c, "GC cannot rewrite leaf %llu (error %d)",
+					   n->bucket, ret);
+			hc_cache_set_meta_fail(c);
+			return ret;
+		}
+		st->nodes_rewritten++;
+	}
+	/* Every pointer left, stale ones too, bounds its bucket's gen. */
+	for (i = 0; i < n->keys.nr; i++)
+		if (n->keys.keys[i].nr_ptrs)
+			hc_gc_note_ptr(c, &n->keys.keys[i]);
+	parent = n->parent;
+	if (hc_node_wants_merge(c, n)) {
+		u64 merges = c->stats.node_merges;
+
+		ret = hc_node_merge(c, n);
+		if (ret)
+			return ret;
+		if (c->stats.node_merges != merges)
+			return !hc_pos_is_max(pos);
+	}
+	if (parent && parent != c->root && hc_node_wants_merge(c, parent)) {
+		ret = hc_node_merge(c, parent);
+		if (ret)
+			return ret;
+	}
+	return !hc_pos_is_max(pos);
+}
+
 typedef int (*hc_walk_node_fn)(void *priv, struct hc_btree_node *n);
 typedef int (*hc_walk_key_fn)(void *priv, struct hc_btree_node *n,
 			      const struct hc_key *k);

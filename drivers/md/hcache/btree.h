@@ -67,6 +67,25 @@ struct hc_btree_node {
 };
 
 /* btree.c; each function is documented at its definition. */
+/* What garbage collection does with a leaf key (hc_btree_gc_leaf()). */
+enum hc_gc_verdict {
+	HC_GC_KEEP,
+	HC_GC_DROP,
+	HC_GC_DROP_NOW,
+};
+
+/**
+ * struct hc_btree_gc_stats - what hc_btree_gc_leaf() did
+ * @leaves: leaves visited
+ * @nodes_rewritten: leaves rewritten without their stale and dead keys
+ * @keys_dropped: keys dropped
+ */
+struct hc_btree_gc_stats {
+	u64	leaves;
+	u64	nodes_rewritten;
+	u64	keys_dropped;
+};
+
 int hc_btree_init(struct hc_cache_set *c);
 void hc_btree_exit(struct hc_cache_set *c);
 int hc_btree_new_root(struct hc_cache_set *c);
@@ -86,6 +105,13 @@ int hc_btree_walk(struct hc_cache_set *c,
 		  int (*key_fn)(void *priv, struct hc_btree_node *n,
 				const struct hc_key *k),
 		  void *priv);
+int hc_btree_scan_all(struct hc_cache_set *c, struct hc_pos *pos,
+		      unsigned int max_leaves,
+		      void (*key_fn)(void *priv, const struct hc_key *k),
+		      void *priv);
+int hc_btree_gc_leaf(struct hc_cache_set *c, struct hc_pos *pos,
+		     int (*key_fn)(void *priv, const struct hc_key *k),
+		     void *priv, struct hc_btree_gc_stats *st);
 int hc_btree_shrinker_init(struct hc_cache_set *c);
 void hc_btree_shrinker_exit(struct hc_cache_set *c);
 

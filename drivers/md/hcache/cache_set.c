@@ -134,6 +134,7 @@ struct hc_cache_set *hc_cache_set_find(const u8 *set_uuid)
  */
 void hc_cache_set_free(struct hc_cache_set *c)
 {
+	hc_gc_exit(c);
 	hc_btree_exit(c);
 	hc_journal_exit(c);
 	hc_alloc_exit(c);
@@ -362,6 +363,8 @@ int hc_cache_register(const char *path, dev_t devt)
 	ret = hc_journal_init(c);
 	if (!ret)
 		ret = hc_btree_init(c);
+	if (!ret)
+		ret = hc_gc_init(c);
 	if (ret)
 		goto out_close;
 
@@ -405,6 +408,12 @@ int hc_cache_register(const char *path, dev_t devt)
 	c->promote_thread = kthread_run(hc_promote_thread, c, "hcache_promote");
 	if (IS_ERR(c->promote_thread)) {
 		ret = PTR_ERR(c->promote_thread);
+		hc_btree_shrinker_exit(c);
+		goto out_del_cache;
+	}
+	ret = hc_gc_start(c);
+	if (ret) {
+		kthread_stop(c->promote_thread);
 		hc_btree_shrinker_exit(c);
 		goto out_del_cache;
 	}
@@ -463,6 +472,7 @@ void hc_cache_set_stop(struct hc_cache_set *c, bool detach)
 	}
 	/* No backing device is attached: no promotion is queued any more. */
 	kthread_stop(c->promote_thread);
+	hc_gc_stop(c);
 	cancel_delayed_work_sync(&c->journal.work);
 
 	down_write(&c->meta_lock);

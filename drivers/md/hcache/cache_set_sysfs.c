@@ -8,6 +8,7 @@
 
 #include "hcache.h"
 
+#include <linux/sort.h>
 #include <linux/sysfs.h>
 
 struct hc_set_attr {
@@ -92,6 +93,72 @@ static ssize_t journal_delay_ms_store(struct hc_cache_set *c,
 	return len;
 }
 
+static int hc_u16_cmp(const void *a, const void *b)
+{
+	u16 x = *(const u16 *)a, y = *(const u16 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The buckets outside the superblock and journal by what they hold, the
+ * data buckets by how full they are (eighths of a bucket) and the
+ * quantiles of their lru priorities.
+ */
+static ssize_t bucket_usage_show(struct hc_cache_set *c, char *buf)
+{
+	const struct hc_geom *g = &c->geom;
+	u64 unused = 0, clean = 0, dirty = 0, meta = 0, fill[8] = {}, i;
+	size_t nr = 0, q;
+	u16 *prio;
+	int len;
+
+	prio = kvmalloc_array(g->nbuckets, sizeof(*prio), GFP_KERNEL);
+	if (!prio)
+		return -ENOMEM;
+	down_read(&c->meta_lock);
+	for (i = g->first_bucket; i < g->nbuckets; i++) {
+		const struct hc_bucket *b = &c->buckets[i];
+		u32 live = b->m.clean + b->m.dirty;
+
+		switch (b->m.type) {
+		case HC_BUCKET_BTREE:
+		case HC_BUCKET_PRIO:
+		case HC_BUCKET_TABLE:
+			meta++;
+			continue;
+		case HC_BUCKET_JOURNAL:
+		case HC_BUCKET_SB:
+			continue;
+		}
+		if (!live) {
+			unused++;
+			continue;
+		}
+		if (b->m.dirty)
+			dirty++;
+		else
+			clean++;
+		fill[min_t(u64, live * 8 / g->bucket_sectors, 7)]++;
+		prio[nr++] = READ_ONCE(b->prio);
+	}
+	up_read(&c->meta_lock);
+	sort(prio, nr, sizeof(*prio), hc_u16_cmp, NULL);
+	len = sysfs_emit(buf, "buckets %llu\nunused %llu\nclean %llu\n",
+			 unused + clean + dirty + meta, unused, clean);
+	len += sysfs_emit_at(buf, len, "dirty %llu\nmetadata %llu\nfill",
+			     dirty, meta);
+	for (i = 0; i < 8; i++)
+		len += sysfs_emit_at(buf, len, " %llu", fill[i]);
+	len += sysfs_emit_at(buf, len, "\nprio_quantiles");
+	for (q = 1; q < 16; q++)
+		len += sysfs_emit_at(buf, len, " %u",
+				     nr ? prio[nr * q / 16] : 0);
+	len += sysfs_emit_at(buf, len, "\n");
+	kvfree(prio);
+	return len;
+}
+
 static ssize_t errors_show(struct hc_cache_set *c, char *buf)
 {
 	return sysfs_emit(buf, "%lld\n", atomic64_read(&c->errors));
@@ -137,6 +204,7 @@ HC_SET_ATTR_RO(btree_cache_size);
 HC_SET_ATTR_RO(average_key_size);
 HC_SET_ATTR_RW(journal_delay_ms);
 HC_SET_ATTR_RO(errors);
+HC_SET_ATTR_RO(bucket_usage);
 HC_SET_ATTR_WO(stop);
 HC_SET_ATTR_WO(unregister);
 HC_SET_ATTR_WO(clear_stats);
@@ -146,6 +214,7 @@ static struct attribute *hc_cache_set_attrs[] = {
 	&hc_set_attr_block_size.attr,
 	&hc_set_attr_nbuckets.attr,
 	&hc_set_attr_cache_available_percent.attr,
+	&hc_set_attr_bucket_usage.attr,
 	&hc_set_attr_tree_depth.attr,
 	&hc_set_attr_btree_cache_size.attr,
 	&hc_set_attr_average_key_size.attr,
@@ -185,6 +254,28 @@ HC_INTERNAL(btree_node_reads, c->stats.node_reads);
 HC_INTERNAL(prio_writes, c->stats.prio_writes);
 HC_INTERNAL(buckets_invalidated, c->stats.buckets_invalidated);
 HC_INTERNAL(buckets_gen_limited, c->stats.gen_limited);
+HC_INTERNAL(buckets_gen_wrapped, c->stats.gen_wrapped);
+HC_INTERNAL(free_move, c->free[HC_RESERVE_MOVE].nr);
+HC_INTERNAL(gc_runs, c->gc.runs);
+HC_INTERNAL(gc_last_duration_ms, c->gc.last_ms);
+HC_INTERNAL(gc_nodes_rewritten, c->gc.nodes_rewritten);
+HC_INTERNAL(gc_keys_dropped, c->gc.keys_dropped);
+HC_INTERNAL(gc_buckets_moved, c->gc.buckets_moved);
+HC_INTERNAL(gc_sectors_moved, c->gc.sectors_moved);
+
+/* Run garbage collection now; returns once it has run. */
+static ssize_t trigger_gc_store(struct hc_cache_set *c, const char *buf,
+				size_t len)
+{
+	bool v;
+	int ret;
+
+	if (kstrtobool(buf, &v) || !v)
+		return -EINVAL;
+	ret = hc_gc_trigger(c);
+	return ret ? ret : len;
+}
+HC_SET_ATTR_WO(trigger_gc);
 HC_INTERNAL(free_prio, c->free[HC_RESERVE_PRIO].nr);
 HC_INTERNAL(free_btree, c->free[HC_RESERVE_BTREE].nr);
 HC_INTERNAL(free_data, c->free[HC_RESERVE_DATA].nr);
@@ -207,6 +298,15 @@ static struct attribute *hc_cache_set_internal_attrs[] = {
 	&hc_set_attr_prio_writes.attr,
 	&hc_set_attr_buckets_invalidated.attr,
 	&hc_set_attr_buckets_gen_limited.attr,
+	&hc_set_attr_buckets_gen_wrapped.attr,
+	&hc_set_attr_free_move.attr,
+	&hc_set_attr_gc_runs.attr,
+	&hc_set_attr_gc_last_duration_ms.attr,
+	&hc_set_attr_gc_nodes_rewritten.attr,
+	&hc_set_attr_gc_keys_dropped.attr,
+	&hc_set_attr_gc_buckets_moved.attr,
+	&hc_set_attr_gc_sectors_moved.attr,
+	&hc_set_attr_trigger_gc.attr,
 	&hc_set_attr_free_prio.attr,
 	&hc_set_attr_free_btree.attr,
 	&hc_set_attr_free_data.attr,

@@ -12,6 +12,12 @@
  *          the I/O path exists
  *   flush  write "journal": write the open journal entry; "btree": write
  *          every dirty btree node, then a journal entry
+ *   gen_set  write N (0-255) to a set holding no key: every bucket nothing
+ *          points into gets gen N, persisted; tests start gens near the
+ *          wrap this way
+ *   gen_max_distance  read, or write 1 to HC_GEN_MAX_DISTANCE: how far a
+ *          bucket's gen may run ahead of the oldest pointer into it; tests
+ *          lower it so that GC must drop stale pointers early
  *
  * Not an interface: Documentation/hcache/testing.rst describes it for the
  * tests that use it.
@@ -250,6 +256,77 @@ static ssize_t hc_flush_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : len;
 }
 
+/* A number written to a debugfs file, whole. */
+static int hc_debugfs_u32(const char __user *ubuf, size_t len, u32 *v)
+{
+	char buf[16];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	return kstrtou32(strim(buf), 0, v);
+}
+
+static ssize_t hc_gen_set_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct hc_cache_set *c = file_inode(file)->i_private;
+	u32 gen;
+	int ret;
+
+	ret = hc_debugfs_u32(ubuf, len, &gen);
+	if (!ret && gen > U8_MAX)
+		ret = -ERANGE;
+	if (!ret)
+		ret = hc_gen_set_all(c, gen);
+	return ret ? ret : len;
+}
+
+static ssize_t hc_gen_max_distance_read(struct file *file, char __user *ubuf,
+					size_t len, loff_t *ppos)
+{
+	struct hc_cache_set *c = file_inode(file)->i_private;
+	char buf[16];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%u\n", READ_ONCE(c->gc.max_distance));
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static ssize_t hc_gen_max_distance_write(struct file *file,
+					 const char __user *ubuf, size_t len,
+					 loff_t *ppos)
+{
+	struct hc_cache_set *c = file_inode(file)->i_private;
+	u32 v;
+	int ret;
+
+	ret = hc_debugfs_u32(ubuf, len, &v);
+	if (ret)
+		return ret;
+	if (!v || v > HC_GEN_MAX_DISTANCE)
+		return -ERANGE;
+	down_write(&c->meta_lock);
+	c->gc.max_distance = v;
+	up_write(&c->meta_lock);
+	return len;
+}
+
+static const struct file_operations hc_gen_set_fops = {
+	.owner	= THIS_MODULE,
+	.write	= hc_gen_set_write,
+	.llseek	= noop_llseek,
+};
+
+static const struct file_operations hc_gen_max_distance_fops = {
+	.owner	= THIS_MODULE,
+	.read	= hc_gen_max_distance_read,
+	.write	= hc_gen_max_distance_write,
+	.llseek	= default_llseek,
+};
+
 static const struct file_operations hc_fill_fops = {
 	.owner	= THIS_MODULE,
 	.write	= hc_fill_write,
@@ -280,6 +357,9 @@ void hc_debugfs_add_set(struct hc_cache_set *c)
 	debugfs_create_file("keys", 0400, c->debugfs, c, &hc_keys_fops);
 	debugfs_create_file("fill", 0200, c->debugfs, c, &hc_fill_fops);
 	debugfs_create_file("flush", 0200, c->debugfs, c, &hc_flush_fops);
+	debugfs_create_file("gen_set", 0200, c->debugfs, c, &hc_gen_set_fops);
+	debugfs_create_file("gen_max_distance", 0600, c->debugfs, c,
+			    &hc_gen_max_distance_fops);
 }
 
 /**

@@ -67,8 +67,8 @@
  * pointer into the bucket without touching the btree. A gen never runs
  * more than HC_GEN_MAX_DISTANCE ahead of the oldest pointer into its
  * bucket, so wrap-around cannot make a stale pointer valid again. Free
- * lists with reserves (prio, btree, data) are refilled in batches: bump
- * the gens, persist all gens and prios in a new gen/prio chain
+ * lists with reserves (prio, btree, moving GC, data) are refilled in
+ * batches: bump the gens, persist all gens and prios in a new gen/prio chain
  * (copy-on-write, named by a journal entry), then hand the buckets out.
  * Empty buckets go first; then clean data is evicted by the replacement
  * policy (lru, fifo, random). Dirty data is never evicted.
@@ -124,6 +124,22 @@
  * over four windows. Detach and stop unpublish io_cache, wait an RCU
  * grace period, then wait for every request and promotion (io_active).
  * A set whose metadata failed (meta_failed) passes I/O straight through.
+ *
+ * GARBAGE COLLECTION (gc.c)
+ *
+ * A thread per set, woken when a refill is short of buckets or held back
+ * by a gen limit, after an eighth of the cache was written, and by
+ * trigger_gc. Btree GC walks the leaves in key order, a few per hold of
+ * meta_lock: leaves with enough stale keys (their bucket's gen moved on)
+ * or dead keys (an id that left the table) are rewritten without them,
+ * small nodes are merged, and the oldest gen of every pointer kept (and
+ * of those inserts add or cut meanwhile) is noted per bucket and becomes
+ * its oldest gen at the end. Moving GC then copies the dirty data of the
+ * buckets it fills at most half of into buckets of its own reserve,
+ * inserting each copy by compare-and-swap. A refill that found nothing
+ * for data makes data allocations fail at once until live data goes;
+ * writes then bypass, clean keys whited out before the backing write,
+ * dirty ones only after it was flushed.
  *
  * WRITEBACK (writeback.c, wb_rate.c)
  *
@@ -400,6 +416,7 @@ struct hc_backing {
 enum hc_reserve {
 	HC_RESERVE_PRIO,	/* the next gen/prio chain */
 	HC_RESERVE_BTREE,	/* btree nodes and the backing-device table */
+	HC_RESERVE_MOVE,	/* moving GC's copies (gc.c) */
 	HC_RESERVE_DATA,	/* cached data */
 	HC_RESERVE_NR,
 };
@@ -414,6 +431,70 @@ struct hc_freelist {
 	u64		*b;
 	size_t		nr;
 	size_t		target;
+};
+
+/**
+ * struct hc_gc - a cache set's garbage collection (gc.c)
+ * @thread: hcache_gc
+ * @wait: @thread waits here for a reason to run
+ * @done_wait: trigger_gc writers wait here for their run to finish
+ * @lock: protects @requested
+ * @requested: runs asked for through trigger_gc
+ * @completed: @requested as it was when the last run started, once done
+ * @low: the allocator was short of buckets to reclaim
+ * @stopping: the set is stopping: no run will come
+ * @last_end: jiffies at the end of the last run
+ * @last_len: how long it took, in jiffies
+ * @written: sectors of buckets opened for data since the last run
+ * @written_limit: @written that starts a run: an eighth of the cache
+ *
+ * Protected by the set's meta_lock:
+ * @marking: a btree walk is noting the oldest gen per bucket
+ * @oldest: per bucket, the oldest pointer gen noted
+ * @seen: per bucket, a gen was noted
+ * @move: per bucket, moving GC empties it of dirty data
+ * @move_bucket: the bucket moving GC fills, 0 if none
+ * @move_used: sectors of it handed out
+ * @max_distance: how far a gen may run ahead of the oldest pointer into
+ *	its bucket: HC_GEN_MAX_DISTANCE, lower through debugfs for tests
+ * @runs: runs finished
+ * @last_ms: how long the last one took
+ * @nodes_rewritten: leaves rewritten to drop stale and dead keys
+ * @keys_dropped: stale and dead keys dropped
+ * @buckets_moved: buckets moving GC chose to empty of dirty data
+ * @sectors_moved: dirty sectors it copied
+ *
+ * @move_buf: moving GC's copy buffer; @thread only
+ */
+struct hc_gc {
+	struct task_struct	*thread;
+	wait_queue_head_t	wait;
+	wait_queue_head_t	done_wait;
+	spinlock_t		lock;	/* see above */
+	unsigned long		requested;
+	unsigned long		completed;
+	bool			low;
+	bool			stopping;
+	unsigned long		last_end;
+	unsigned long		last_len;
+	atomic64_t		written;
+	u64			written_limit;
+
+	bool			marking;
+	u8			*oldest;
+	unsigned long		*seen;
+	unsigned long		*move;
+	u64			move_bucket;
+	u32			move_used;
+	u32			max_distance;
+	u64			runs;
+	u64			last_ms;
+	u64			nodes_rewritten;
+	u64			keys_dropped;
+	u64			buckets_moved;
+	u64			sectors_moved;
+
+	void			*move_buf;
 };
 
 /**
@@ -461,6 +542,9 @@ struct hc_freelist {
  * @discard: discard buckets before reuse
  * @fifo_cursor: where the fifo policy looks next
  * @in_refill: the allocator is refilling; nested refills fail
+ * @refill_futile: the last refill found no bucket for data, and no live
+ *	data went since: data allocations fail at once instead of writing
+ *	the gen/prio chain and the journal for nothing
  * @journal: the journal
  * @root: the btree root, always cached
  * @node_cache_lock: protects @node_hash, @node_lru, @nr_nodes and the
@@ -492,6 +576,7 @@ struct hc_freelist {
  * @avail_percent: hc_avail_update()'s last count, for the I/O path
  * @io_stats: stats_total/ and the other windows, all backing devices
  * @debugfs: /sys/kernel/debug/hcache/<set-uuid>/
+ * @gc: garbage collection
  */
 struct hc_cache_set {
 	struct list_head	list;
@@ -523,6 +608,7 @@ struct hc_cache_set {
 	bool			discard;
 	u64			fifo_cursor;
 	bool			in_refill;
+	bool			refill_futile;
 
 	struct hc_journal	journal;
 
@@ -553,6 +639,7 @@ struct hc_cache_set {
 		u64		prio_writes;
 		u64		buckets_invalidated;
 		u64		gen_limited;
+		u64		gen_wrapped;
 	} stats;
 	spinlock_t		promote_lock;	/* see above */
 	struct list_head	promote_todo;
@@ -562,6 +649,7 @@ struct hc_cache_set {
 	u32			avail_percent;
 	struct hc_stats		io_stats;
 	struct dentry		*debugfs;
+	struct hc_gc		gc;
 };
 
 /* module.c */
@@ -662,6 +750,16 @@ u64 hc_buckets_available(struct hc_cache_set *c);
 u64 hc_dirty_sectors(struct hc_cache_set *c, u32 id);
 const char *hc_replacement_name(unsigned int repl);
 extern const char * const hc_replacement_names_table[HC_REPL_NR];
+
+/* gc.c */
+int hc_gc_init(struct hc_cache_set *c);
+void hc_gc_exit(struct hc_cache_set *c);
+int hc_gc_start(struct hc_cache_set *c);
+void hc_gc_stop(struct hc_cache_set *c);
+void hc_gc_wake(struct hc_cache_set *c);
+int hc_gc_trigger(struct hc_cache_set *c);
+void hc_gc_note_ptr(struct hc_cache_set *c, const struct hc_key *k);
+int hc_gen_set_all(struct hc_cache_set *c, u8 gen);
 
 /* mark_pass.c */
 int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,

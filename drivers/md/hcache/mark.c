@@ -55,7 +55,7 @@ static const char *hc_mark_gen(struct hc_bucket_mark *m, u8 bucket_gen,
 {
 	if (hc_gen_after(ptr_gen, bucket_gen))
 		return "pointer gen ahead of its bucket's gen";
-	if (hc_gen_distance(bucket_gen, ptr_gen) > HC_GEN_MAX_DISTANCE)
+	if (hc_gen_distance(bucket_gen, ptr_gen) > HC_GEN_REPLAY_DISTANCE)
 		return "bucket gen too far ahead of a pointer into it";
 	hc_mark_note_gen(m, bucket_gen, ptr_gen);
 	return NULL;
@@ -74,7 +74,7 @@ static const char *hc_mark_gen(struct hc_bucket_mark *m, u8 bucket_gen,
  *
  * Return: NULL, or the rule @k breaks: its extent outside the data area
  * or across a bucket boundary; its gen ahead of the bucket's, or further
- * behind than HC_GEN_MAX_DISTANCE; a live pointer into a bucket that
+ * behind than HC_GEN_REPLAY_DISTANCE; a live pointer into a bucket that
  * holds metadata.
  */
 const char *hc_mark_leaf_key(const struct hc_geom *g,
@@ -182,6 +182,36 @@ const char *hc_mark_compare(const struct hc_bucket_mark *fresh,
 	}
 	if (fresh->type != kept->type)
 		return "bucket type differs from a fresh mark pass";
+	return NULL;
+}
+
+/**
+ * hc_mark_compare_gen() - is a bucket's kept oldest gen safe to go by
+ * @fresh: what a fresh mark pass computed for the bucket
+ * @kept: what the set keeps for it
+ * @bucket_gen: the bucket's gen
+ *
+ * The allocator bounds how far it bumps a gen by the kept oldest gen, so
+ * that must never be newer than the oldest pointer into the bucket the
+ * pass found. Older is fine: the counts kept insert by insert, and
+ * garbage collection's, only move it forward when they know.
+ *
+ * Return: NULL, or the problem: a data or free bucket the pass found a
+ * pointer into is kept as having none, or with a newer oldest gen.
+ */
+const char *hc_mark_compare_gen(const struct hc_bucket_mark *fresh,
+				const struct hc_bucket_mark *kept,
+				u8 bucket_gen)
+{
+	if (!fresh->has_ptr ||
+	    (fresh->type != HC_BUCKET_DATA && fresh->type != HC_BUCKET_FREE) ||
+	    (kept->type != HC_BUCKET_DATA && kept->type != HC_BUCKET_FREE))
+		return NULL;
+	if (!kept->has_ptr)
+		return "kept state misses a pointer into the bucket";
+	if (hc_gen_distance(bucket_gen, kept->oldest_gen) <
+	    hc_gen_distance(bucket_gen, fresh->oldest_gen))
+		return "kept oldest gen newer than a pointer into the bucket";
 	return NULL;
 }
 

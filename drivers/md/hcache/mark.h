@@ -136,6 +136,9 @@ const char *hc_mark_meta(const struct hc_geom *g, struct hc_bucket_mark *m,
 			 unsigned int type, const u64 *ptr);
 const char *hc_mark_compare(const struct hc_bucket_mark *fresh,
 			    const struct hc_bucket_mark *kept);
+const char *hc_mark_compare_gen(const struct hc_bucket_mark *fresh,
+				const struct hc_bucket_mark *kept,
+				u8 bucket_gen);
 const char *hc_node_range_check(const struct hc_key *keys, size_t nr,
 				u32 min_bdev, u64 min_end, u32 max_bdev,
 				u64 max_end);

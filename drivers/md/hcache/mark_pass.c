@@ -243,6 +243,12 @@ int hc_check(struct hc_cache_set *c, struct seq_buf *errs)
 				    fresh[i].clean, fresh[i].dirty,
 				    hc_bucket_type_name(b->m.type), b->m.clean,
 				    b->m.dirty);
+		why = hc_mark_compare_gen(&fresh[i], &b->m, b->gen);
+		if (why)
+			hc_mark_err(&x, "bucket %llu: %s (gen %u; pass: oldest %u; kept: %s, oldest %u)",
+				    i, why, b->gen, fresh[i].oldest_gen,
+				    b->m.has_ptr ? "pointers" : "none",
+				    b->m.oldest_gen);
 		if (b->on_freelist && fresh[i].type != HC_BUCKET_FREE)
 			hc_mark_err(&x, "bucket %llu on a free list holds %s",
 				    i, hc_bucket_type_name(fresh[i].type));

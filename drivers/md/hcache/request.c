@@ -916,30 +916,98 @@ static int hc_range_cached(struct hc_request *req)
 }
 
 /*
- * Drop whatever the cache holds of the request's range, so that reads go
- * to the backing device; durable before the write completes if @fua.
+ * Whiteouts over the clean keys in the request's range, leaving the dirty
+ * ones be. Return: 1 if dirty data is left there, 0 if not, or -errno.
  */
-static int hc_invalidate(struct hc_request *req, bool fua)
+static int hc_invalidate_clean(struct hc_request *req)
 {
 	struct hc_cache_set *c = req->c;
-	struct hc_key k;
+	u64 pos = req->track.start, end, gap_end;
+	struct hc_key k, w;
+	int dirty = 0, ret = 0;
+
+	down_write(&c->meta_lock);
+	while (pos < req->track.end) {
+		ret = hc_btree_lookup(c, req->id, pos, req->track.end, &k,
+				      &gap_end, false);
+		if (ret == -ENOENT) {
+			ret = 0;
+			pos = gap_end;
+			continue;
+		}
+		if (ret)
+			break;
+		end = min(k.end, req->track.end);
+		if (k.flags & HC_KEY_DIRTY) {
+			dirty = 1;
+		} else {
+			w = (struct hc_key){
+				.bdev_id = req->id,
+				.end = end,
+				.size = end - pos,
+			};
+			ret = hc_insert(c, &w);
+			if (ret)
+				break;
+		}
+		pos = end;
+	}
+	up_write(&c->meta_lock);
+	return ret ? ret : dirty;
+}
+
+/*
+ * A write, discard or write-zeroes for the backing device alone: what the
+ * cache holds of the range must go, but in an order a crash cannot undo.
+ * Clean data goes before the backing device is written, so that it never
+ * comes back over newer data there. Dirty data goes only once the new
+ * data is durable on the backing device (written, then flushed): until
+ * then a crash keeps the dirty data, which was acknowledged, rather than
+ * exposing the older data below it. If the backing write fails, the
+ * dirty data stays and is written back later, over whatever part of the
+ * failed write landed. With @fua, the cache's part is durable before the
+ * request completes.
+ */
+static void hc_write_backing_only(struct hc_request *req, bool fua)
+{
+	struct hc_cache_set *c = req->c;
+	struct hc_key w;
 	int ret;
 
 	ret = hc_range_cached(req);
-	if (!ret)
-		return 0;	/* Nothing cached there. */
-	if (ret < 0)
-		goto out;
-
-	k = hc_request_whiteout(req);
-	down_write(&c->meta_lock);
-	ret = hc_insert(c, &k);
-	if (!ret && fua)
-		ret = hc_journal_write(c);
-	up_write(&c->meta_lock);
-out:
-	/* A failed set is never read again: the write may go on. */
-	return READ_ONCE(c->meta_failed) ? 0 : ret;
+	if (ret > 0)
+		ret = hc_invalidate_clean(req);
+	if (ret == 1) {
+		hc_to_backing(req, REQ_PREFLUSH);
+		if (req->status)
+			return;
+		ret = blkdev_issue_flush(req->b->bdev);
+		if (ret) {
+			hc_request_set_error(req, errno_to_blk_status(ret));
+			return;
+		}
+		w = hc_request_whiteout(req);
+		down_write(&c->meta_lock);
+		ret = hc_insert(c, &w);
+		if (!ret && fua)
+			ret = hc_journal_write(c);
+		up_write(&c->meta_lock);
+		/* A failed set is never read again. */
+		if (ret && !READ_ONCE(c->meta_failed))
+			hc_request_set_error(req, BLK_STS_IOERR);
+		return;
+	}
+	if (!ret && fua) {
+		down_write(&c->meta_lock);
+		if (c->journal.nr && !c->meta_failed)
+			ret = hc_journal_write(c);
+		up_write(&c->meta_lock);
+	}
+	if (ret && !READ_ONCE(c->meta_failed)) {
+		hc_request_set_error(req, BLK_STS_IOERR);
+		return;
+	}
+	hc_to_backing(req, REQ_PREFLUSH);
 }
 
 /*
@@ -1121,11 +1189,7 @@ static void hc_write(struct hc_request *req)
 
 	if (bio_op(bio) != REQ_OP_WRITE) {
 		/* Discard, write-zeroes: drop the cached copy, pass it on. */
-		ret = hc_invalidate(req, fua);
-		if (ret)
-			hc_request_set_error(req, BLK_STS_IOERR);
-		else
-			hc_to_backing(req, REQ_PREFLUSH);
+		hc_write_backing_only(req, fua);
 		return;
 	}
 	/*
@@ -1150,11 +1214,7 @@ static void hc_write(struct hc_request *req)
 		}
 	}
 	if (req->reason != HC_BYPASS_NONE) {
-		ret = hc_invalidate(req, fua);
-		if (ret)
-			hc_request_set_error(req, BLK_STS_IOERR);
-		else
-			hc_to_backing(req, REQ_PREFLUSH);
+		hc_write_backing_only(req, fua);
 		return;
 	}
 	hc_write_cached(req, mode == HC_MODE_WRITEBACK);
