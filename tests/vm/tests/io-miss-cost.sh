@@ -16,6 +16,7 @@
 # machine with cores to spare, and promotions run at nice 19
 # (hc_promote_thread()) in the time reads leave idle.
 # timeout: 240
+# alone: compares the IOPS of two modes
 # smp: 1
 
 . "$HC_ROOT/tests/vm/io-lib.sh"

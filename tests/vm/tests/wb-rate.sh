@@ -30,6 +30,7 @@
 # 3. When the load stops, idle turns 1 within 5 s and dirty_data reaches 0
 #    within 30 s (full speed; the drain rate is printed).
 # timeout: 300
+# alone: the rate controller is watched against wall-clock time
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 
