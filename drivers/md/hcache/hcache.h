@@ -206,11 +206,12 @@
  * is freed. The cached path takes meta_lock for reading per lookup and per
  * data allocation (with alloc_lock, a spinlock inside it), for writing per
  * insert and to open a new bucket, and never holds it across data I/O;
- * hc_backing.track_lock, seq_lock, wb.lock and hc_cache_set.promote_lock
- * are spinlocks with nothing nested inside (track_lock and promote_lock
+ * hc_backing.track_lock, seq_lock, wb.lock, hc_cache_set.promote_lock and
+ * gc.lock are spinlocks with nothing nested inside (track_lock and promote_lock
  * also taken from bio completion). The writeback thread takes sb_lock
  * then meta_lock to turn its device clean, never hc_register_lock, so
- * detach and stop may stop it with hc_register_lock held.
+ * detach and stop may stop it with hc_register_lock held. The GC thread
+ * takes meta_lock alone, so a set's stop may stop it the same way.
  *
  * CRASH CONSISTENCY
  *
@@ -227,9 +228,11 @@
  * durable before a backing superblock names the set. A backing superblock
  * says dirty before a dirty write completes and clean only once no dirty
  * key is left and the clean keys are journalled; a key is marked clean
- * only after the backing device was flushed for its data. A crash at any point
- * recovers, by the journal replay and the mark pass, to the last flushed
- * state (design.rst has the rules in full).
+ * only after the backing device was flushed for its data, and a write
+ * for the backing device alone drops dirty keys only once its data is
+ * flushed there. A crash at any point recovers, by the journal replay
+ * and the mark pass, to the last flushed state (design.rst has the rules
+ * in full).
  *
  * KERNEL VERSIONS
  *

@@ -111,6 +111,17 @@ t0=$(io_now)
 hc_write "$sys/detach" 1
 det=$(cat "$sys/detaching")
 [ "$det" = 1 ] || hc_fail "detaching reads '$det' right after detach with $d bytes dirty"
+# Progress samples from now until the device is detached, in the
+# background, so that a slow guest (a debug kernel) still takes several.
+(
+	while ! wb_detached $dev; do
+		d=$(cat "$sys/dirty_data" 2>/dev/null) || break
+		det=$(cat "$sys/detaching" 2>/dev/null) || break
+		echo "$(io_elapsed "$t0") $d $det"
+		sleep 0.5
+	done
+) >"$W/samples" &
+sampler=$!
 # Written during the detach: 4 MiB of new data past the dirty region and
 # 1 MiB over dirty data that may be on its way to the backing device.
 io_pattern "$W/during" 5
@@ -122,25 +133,25 @@ wb_scatter "$W/during-over" /dev/$dev $((base + 20 * MiB)) 4096 65536 2
 expect_put "$W/during-over" $((20 * MiB))
 hc_log "wrote 5 MiB during the detach ($(io_elapsed "$t0") s after it)"
 
-# Progress samples until the device is detached.
-samples=0
-falls=0
-prev=
 while ! wb_detached $dev; do
 	[ "$(io_elapsed "$t0" | cut -d. -f1)" -lt 120 ] ||
 		hc_fail "not detached 120 s after detach: dirty_data $(cat "$sys/dirty_data" 2>/dev/null), detaching $(cat "$sys/detaching" 2>/dev/null)"
-	d=$(cat "$sys/dirty_data" 2>/dev/null) || break
-	det=$(cat "$sys/detaching" 2>/dev/null) || break
-	hc_log "t=$(io_elapsed "$t0") s dirty_data $d detaching $det"
+	sleep 0.5
+done
+secs=$(io_elapsed "$t0")
+wait $sampler || true
+samples=0
+falls=0
+prev=
+while read -r t d det; do
+	hc_log "t=$t s dirty_data $d detaching $det"
 	samples=$((samples + 1))
 	if [ -n "$prev" ]; then
 		[ "$d" -le "$prev" ] || hc_fail "dirty_data rose during the detach, from $prev to $d"
 		[ "$d" -lt "$prev" ] && falls=$((falls + 1))
 	fi
 	prev=$d
-	sleep 0.5
-done
-secs=$(io_elapsed "$t0")
+done <"$W/samples"
 hc_log "detached after $secs s; dirty_data fell in $falls of $samples samples"
 [ "$falls" -ge 2 ] || hc_fail "dirty_data did not visibly fall during the detach ($falls falls in $samples samples)"
 [ "$(cat "$sys/detaching" 2>/dev/null || echo 0)" = 0 ] || hc_fail "detaching reads $(cat "$sys/detaching") after the detach"
