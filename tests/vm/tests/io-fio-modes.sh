@@ -6,8 +6,9 @@
 # only what it wrote), direct libaio, 20 passes over the regions (about
 # 20 s under TCG). Once in each of writethrough, writeback, writearound
 # and none; then 40 passes while a background loop switches cache_mode
-# every second through all four. Then random writes in writeback leave
-# the region dirty (the backing device holds other data): fio's
+# every second through all four. Then random writes in writeback, with
+# writeback paused, leave the region dirty (the backing device holds
+# other data): fio's
 # verify_only finds it intact in every mode (dirty data wins; a
 # sequential read past the cutoff returns it too) and after a stop and
 # register of the set. Any fio error or verify failure fails, and so does
@@ -92,6 +93,8 @@ dirty() {
 		hc_fail "fio $name exited with $rc: $(grep -i -E 'error|verify|bad' "/tmp/fio.$name" | head -10)"
 }
 io_mode $dev writeback
+# Paused, or an idle device's writeback may clean it all before the count.
+wb_set $dev writeback_running 0
 dirty dirty
 ndirty=$(grep -c ' d$' "$IO_DBG/keys" || true)
 [ "$ndirty" -gt 0 ] || hc_fail "no dirty key after random writes in writeback"
