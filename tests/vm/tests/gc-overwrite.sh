@@ -39,6 +39,7 @@
 # required), the gc_* counters and bucket_usage before and after the
 # triggered GC.
 # timeout: 600
+# alone: no I/O may take 5 s, a bound two busy guests on 2 cores can approach
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 
