@@ -1056,6 +1056,47 @@ int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
 }
 
 /**
+ * hc_btree_visit_range() - visit what the tree holds of a range
+ * @c: the set; meta_lock held, for writing if @fn inserts
+ * @bdev: backing device id
+ * @start: first sector
+ * @end: sector after the last
+ * @fn: called for each key covering part of the range, with that part,
+ *	[@from, @to); it may insert over it, as the walk looks up again
+ *	from @to; non-zero stops the walk
+ * @priv: passed to @fn
+ *
+ * The compare-and-swap updates (writeback marking clean, moving GC, a
+ * write dropping clean keys) go over a range this way. May sleep.
+ *
+ * Return: 0, @fn's non-zero return, or the error of a lookup.
+ */
+int hc_btree_visit_range(struct hc_cache_set *c, u32 bdev, u64 start,
+			 u64 end, hc_range_fn fn, void *priv)
+{
+	u64 pos = start, gap_end, to;
+	struct hc_key k;
+	int ret;
+
+	lockdep_assert_held(&c->meta_lock);
+	while (pos < end) {
+		ret = hc_btree_lookup(c, bdev, pos, end, &k, &gap_end, false);
+		if (ret == -ENOENT) {
+			pos = gap_end;
+			continue;
+		}
+		if (ret)
+			return ret;
+		to = min(k.end, end);
+		ret = fn(priv, &k, pos, to);
+		if (ret)
+			return ret;
+		pos = to;
+	}
+	return 0;
+}
+
+/**
  * hc_btree_scan() - visit a backing device's leaf keys in order, from a sector
  * @c: the set; meta_lock held, for reading at least
  * @bdev: backing device id

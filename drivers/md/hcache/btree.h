@@ -96,6 +96,11 @@ int hc_btree_flush(struct hc_cache_set *c);
 u64 hc_btree_oldest_pin(struct hc_cache_set *c);
 int hc_btree_lookup(struct hc_cache_set *c, u32 bdev, u64 sector, u64 limit,
 		    struct hc_key *out, u64 *gap_end, bool cached_only);
+/* hc_btree_visit_range()'s callback: @k covers [@from, @to). */
+typedef int (*hc_range_fn)(void *priv, const struct hc_key *k, u64 from,
+			   u64 to);
+int hc_btree_visit_range(struct hc_cache_set *c, u32 bdev, u64 start,
+			 u64 end, hc_range_fn fn, void *priv);
 int hc_btree_scan(struct hc_cache_set *c, u32 bdev, u64 *pos,
 		  unsigned int max_leaves,
 		  int (*key_fn)(void *priv, const struct hc_key *k),

@@ -273,6 +273,40 @@ static int hc_move_alloc(struct hc_cache_set *c, u32 sectors, u64 *ptr)
 	return 0;
 }
 
+struct hc_move_cas {
+	struct hc_cache_set		*c;
+	const struct hc_move_piece	*p;
+	u64				moved;
+};
+
+/* hc_btree_visit_range()'s callback for hc_move_insert(). */
+static int hc_move_piece_insert(void *priv, const struct hc_key *cur,
+				u64 from, u64 to)
+{
+	struct hc_move_cas *x = priv;
+	const struct hc_key *old = &x->p->key;
+	struct hc_cache_set *c = x->c;
+	u64 b = hc_sector_to_bucket(&c->geom, hc_ptr_offset(cur->ptr));
+	struct hc_key k;
+	int ret;
+
+	if (!hc_key_same_mapping(cur, old) ||
+	    hc_ptr_stale(c->buckets[b].gen, hc_ptr_gen(cur->ptr)))
+		return 0;
+	k = (struct hc_key){
+		.bdev_id = old->bdev_id,
+		.end = to,
+		.size = to - from,
+		.nr_ptrs = 1,
+		.flags = cur->flags & HC_KEY_DIRTY,
+		.ptr = x->p->ptr + (from - hc_key_start(old)),
+	};
+	ret = hc_insert(c, &k);
+	if (!ret)
+		x->moved += k.size;
+	return ret;
+}
+
 /*
  * Insert the copy of piece @p where the tree still maps its sectors as
  * they were read: dirty, through the same live pointer.
@@ -280,43 +314,14 @@ static int hc_move_alloc(struct hc_cache_set *c, u32 sectors, u64 *ptr)
 static int hc_move_insert(struct hc_cache_set *c, const struct hc_move_piece *p,
 			  u64 *moved)
 {
-	const struct hc_key *old = &p->key;
-	u64 pos = hc_key_start(old), gap_end;
-	struct hc_key cur, k;
+	struct hc_move_cas x = { .c = c, .p = p };
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	while (pos < old->end) {
-		ret = hc_btree_lookup(c, old->bdev_id, pos, old->end, &cur,
-				      &gap_end, false);
-		if (ret == -ENOENT) {
-			pos = gap_end;
-			continue;
-		}
-		if (ret)
-			return ret;
-		if (hc_key_same_mapping(&cur, old) &&
-		    !hc_ptr_stale(c->buckets[hc_sector_to_bucket(&c->geom,
-				hc_ptr_offset(cur.ptr))].gen,
-				  hc_ptr_gen(cur.ptr))) {
-			u64 end = min(cur.end, old->end);
-
-			k = (struct hc_key){
-				.bdev_id = old->bdev_id,
-				.end = end,
-				.size = end - pos,
-				.nr_ptrs = 1,
-				.flags = cur.flags & HC_KEY_DIRTY,
-				.ptr = p->ptr + (pos - hc_key_start(old)),
-			};
-			ret = hc_insert(c, &k);
-			if (ret)
-				return ret;
-			*moved += k.size;
-		}
-		pos = min(cur.end, old->end);
-	}
-	return 0;
+	ret = hc_btree_visit_range(c, p->key.bdev_id, hc_key_start(&p->key),
+				   p->key.end, hc_move_piece_insert, &x);
+	*moved += x.moved;
+	return ret;
 }
 
 /* Copy a batch of pieces, then insert the copies. */

@@ -915,45 +915,43 @@ static int hc_range_cached(struct hc_request *req)
 	return ret ? ret : 1;
 }
 
+struct hc_clean_drop {
+	struct hc_cache_set	*c;
+	bool			dirty;
+};
+
+/* hc_btree_visit_range()'s callback for hc_invalidate_clean(). */
+static int hc_clean_drop_piece(void *priv, const struct hc_key *k, u64 from,
+			       u64 to)
+{
+	struct hc_clean_drop *x = priv;
+	struct hc_key w = {
+		.bdev_id = k->bdev_id,
+		.end = to,
+		.size = to - from,
+	};
+
+	if (k->flags & HC_KEY_DIRTY) {
+		x->dirty = true;
+		return 0;
+	}
+	return hc_insert(x->c, &w);
+}
+
 /*
  * Whiteouts over the clean keys in the request's range, leaving the dirty
  * ones be. Return: 1 if dirty data is left there, 0 if not, or -errno.
  */
 static int hc_invalidate_clean(struct hc_request *req)
 {
-	struct hc_cache_set *c = req->c;
-	u64 pos = req->track.start, end, gap_end;
-	struct hc_key k, w;
-	int dirty = 0, ret = 0;
+	struct hc_clean_drop x = { .c = req->c };
+	int ret;
 
-	down_write(&c->meta_lock);
-	while (pos < req->track.end) {
-		ret = hc_btree_lookup(c, req->id, pos, req->track.end, &k,
-				      &gap_end, false);
-		if (ret == -ENOENT) {
-			ret = 0;
-			pos = gap_end;
-			continue;
-		}
-		if (ret)
-			break;
-		end = min(k.end, req->track.end);
-		if (k.flags & HC_KEY_DIRTY) {
-			dirty = 1;
-		} else {
-			w = (struct hc_key){
-				.bdev_id = req->id,
-				.end = end,
-				.size = end - pos,
-			};
-			ret = hc_insert(c, &w);
-			if (ret)
-				break;
-		}
-		pos = end;
-	}
-	up_write(&c->meta_lock);
-	return ret ? ret : dirty;
+	down_write(&req->c->meta_lock);
+	ret = hc_btree_visit_range(req->c, req->id, req->track.start,
+				   req->track.end, hc_clean_drop_piece, &x);
+	up_write(&req->c->meta_lock);
+	return ret ? ret : x.dirty;
 }
 
 /*

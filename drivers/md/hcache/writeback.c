@@ -568,39 +568,45 @@ static u32 hc_wb_write(struct hc_wb_batch *wb)
 	return written;
 }
 
+struct hc_wb_clean {
+	struct hc_cache_set	*c;
+	const struct hc_key	*k;
+	u64			done;
+};
+
+/* hc_btree_visit_range()'s callback for hc_wb_mark_clean(). */
+static int hc_wb_clean_piece(void *priv, const struct hc_key *cur, u64 from,
+			     u64 to)
+{
+	struct hc_wb_clean *x = priv;
+	struct hc_key clean;
+	int ret;
+
+	if (!hc_key_same_mapping(cur, x->k))
+		return 0;
+	clean = *x->k;
+	hc_key_cut_front(&clean, from);
+	hc_key_cut_back(&clean, to);
+	clean.flags &= ~HC_KEY_DIRTY;
+	ret = hc_insert(x->c, &clean);
+	if (!ret)
+		x->done += clean.size;
+	return ret;
+}
+
 /*
  * Step 5: mark @k clean where the tree still maps it as collected, piece
  * by piece of what the tree holds. Return: sectors marked, or -errno.
  */
 static s64 hc_wb_mark_clean(struct hc_cache_set *c, const struct hc_key *k)
 {
-	u64 pos = hc_key_start(k), gap_end, done = 0;
-	struct hc_key cur, clean;
+	struct hc_wb_clean x = { .c = c, .k = k };
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	while (pos < k->end) {
-		ret = hc_btree_lookup(c, k->bdev_id, pos, k->end, &cur,
-				      &gap_end, false);
-		if (ret == -ENOENT) {
-			pos = gap_end;
-			continue;
-		}
-		if (ret)
-			return ret;
-		if (hc_key_same_mapping(&cur, k)) {
-			clean = *k;
-			hc_key_cut_front(&clean, pos);
-			hc_key_cut_back(&clean, min(cur.end, k->end));
-			clean.flags &= ~HC_KEY_DIRTY;
-			ret = hc_insert(c, &clean);
-			if (ret)
-				return ret;
-			done += clean.size;
-		}
-		pos = cur.end;
-	}
-	return done;
+	ret = hc_btree_visit_range(c, k->bdev_id, hc_key_start(k), k->end,
+				   hc_wb_clean_piece, &x);
+	return ret ? ret : x.done;
 }
 
 /* Run one batch; return: 0, or -errno if it should be retried later. */
