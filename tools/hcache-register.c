@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hcache-register: hand a device to the hcache module through
- * /sys/fs/hcache/register_quiet, as the udev rule does on every add event.
+ * /sys/fs/hcache/register_quiet, or register_async (--async) as the udev
+ * rule does on every add event.
  */
 
 #include <errno.h>
@@ -29,9 +30,11 @@ enum {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: %s DEV\n"
+"Usage: %s [-a] DEV\n"
 "Register the hcache device DEV with the kernel module.\n"
 "\n"
+"  -a, --async     return once a cache device's load has started, not\n"
+"                  when it ends (progress: /sys/fs/hcache/loading)\n"
 "  -h, --help      show this help and exit\n"
 "  -V, --version   show the version and exit\n"
 "\n"
@@ -42,6 +45,7 @@ static void usage(FILE *f)
 }
 
 static const struct option long_opts[] = {
+	{ "async",	no_argument, NULL, 'a' },
 	{ "help",	no_argument, NULL, 'h' },
 	{ "version",	no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -54,11 +58,15 @@ int main(int argc, char **argv)
 	struct hc_sb_disk d;
 	struct hc_sb sb;
 	ssize_t n;
+	const char *file = "register_quiet";
 	int c, fd;
 
 	hc_prog = "hcache-register";
-	while ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ahV", long_opts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			file = "register_async";
+			break;
 		case 'h':
 			usage(stdout);
 			return EX_OK;
@@ -109,7 +117,7 @@ int main(int argc, char **argv)
 	sysfs = getenv("HCACHE_SYSFS");
 	if (!sysfs || !*sysfs)
 		sysfs = HC_SYSFS_DEFAULT;
-	snprintf(attr, sizeof(attr), "%s/register_quiet", sysfs);
+	snprintf(attr, sizeof(attr), "%s/%s", sysfs, file);
 	fd = open(attr, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)

@@ -112,23 +112,6 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 }
 
 /**
- * hc_cache_set_find() - the registered set with a given uuid
- * @set_uuid: the uuid
- *
- * Return: the set or NULL. hc_register_lock must be held.
- */
-struct hc_cache_set *hc_cache_set_find(const u8 *set_uuid)
-{
-	struct hc_cache_set *c;
-
-	lockdep_assert_held(&hc_register_lock);
-	list_for_each_entry(c, &hc_cache_sets, list)
-		if (!memcmp(c->sb.set_uuid, set_uuid, HC_UUID_SIZE))
-			return c;
-	return NULL;
-}
-
-/**
  * hc_cache_set_free() - free everything a set owns
  * @c: the set; called by its kobject's release
  */
@@ -202,10 +185,14 @@ static int hc_cache_set_verify(struct hc_cache_set *c,
 	if (!buf)
 		return -ENOMEM;
 	seq_buf_init(&errs, buf, PAGE_SIZE);
+	hc_load_set_phase(c, marks ? "mark" : "check", 0);
 	ret = marks ? hc_mark_pass(c, marks, &errs, true) : hc_check(c, &errs);
-	if (ret) {
-		hc_cache_set_error(c, "the metadata is inconsistent%s (error %d):",
-				   marks ? "" : " after the journal replay", ret);
+	if (ret && ret != -ESHUTDOWN) {
+		hc_cache_set_error(c, "%s%s (error %d)%s",
+				   ret == -EUCLEAN ? "the metadata is inconsistent" :
+				   "cannot check the metadata",
+				   marks ? "" : " after the journal replay", ret,
+				   *buf ? ":" : "");
 		for (line = buf; line && *line; line = next) {
 			next = strchr(line, '\n');
 			if (next)
@@ -227,6 +214,7 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
+	hc_load_set_phase(c, "journal", 0);
 	ret = hc_journal_read(c, &found);
 	if (ret)
 		return ret;
@@ -249,6 +237,7 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 	ret = hc_alloc_init(c, false);
 	if (ret)
 		return ret;
+	hc_load_set_phase(c, "metadata", 0);
 	ret = hc_prio_read(c, newest->prio_bucket);
 	if (ret)
 		return ret;
@@ -279,26 +268,231 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 	if (ret)
 		return ret;
 	/* Persist the replayed state's roots, and start a fresh entry. */
+	hc_load_set_phase(c, "write", 0);
 	return hc_journal_write(c);
+}
+
+/*
+ * Publish a loaded set: sysfs, debugfs, its threads, hc_cache_sets, and
+ * the backing devices waiting for it. Undoes its own steps on failure.
+ */
+static int hc_cache_set_publish(struct hc_cache_set *c, bool fresh)
+{
+	int ret;
+
+	lockdep_assert_held(&hc_register_lock);
+	ret = kobject_add(&c->kobj, hc_root_kobj, "%pU", c->sb.set_uuid);
+	if (ret)
+		return ret;
+	kobject_init(&c->internal, &hc_cache_set_internal_ktype);
+	kobject_get(&c->kobj);
+	ret = kobject_add(&c->internal, &c->kobj, "internal");
+	if (ret)
+		goto out_del;
+	kobject_init(&c->cache_kobj, &hc_cache_dev_ktype);
+	kobject_get(&c->kobj);
+	ret = kobject_add(&c->cache_kobj, bdev_kobj(c->bdev), "hcache");
+	if (ret)
+		goto out_del_internal;
+	ret = hc_stats_init(&c->io_stats, &c->kobj);
+	if (ret)
+		goto out_del_cache;
+	ret = hc_btree_shrinker_init(c);
+	if (ret)
+		goto out_del_cache;
+	c->promote_thread = kthread_run(hc_promote_thread, c, "hcache_promote");
+	if (IS_ERR(c->promote_thread)) {
+		ret = PTR_ERR(c->promote_thread);
+		hc_btree_shrinker_exit(c);
+		goto out_del_cache;
+	}
+	ret = hc_gc_start(c);
+	if (ret) {
+		kthread_stop(c->promote_thread);
+		hc_btree_shrinker_exit(c);
+		goto out_del_cache;
+	}
+	hc_debugfs_add_set(c);
+	WRITE_ONCE(c->load.phase, NULL);
+	list_add_tail(&c->list, &hc_cache_sets);
+	kobject_uevent(&c->kobj, KOBJ_ADD);
+
+	pr_info("%pg: cache set %pU %s in %u ms: %llu buckets of %u KiB, btree depth %u, %llu keys\n",
+		c->bdev, c->sb.set_uuid, fresh ? "created" : "registered",
+		jiffies_to_msecs(jiffies - c->load.start),
+		c->geom.nbuckets, c->geom.bucket_sectors >> 1, c->root->level,
+		c->leaf_keys);
+	hc_cache_set_attach_pending(c);
+	return 0;
+
+out_del_cache:
+	hc_stats_exit(&c->io_stats);
+	kobject_del(&c->cache_kobj);
+out_del_internal:
+	kobject_put(&c->cache_kobj);
+	kobject_del(&c->internal);
+out_del:
+	kobject_put(&c->internal);
+	kobject_del(&c->kobj);
+	return ret;
+}
+
+/* Sets whose registration was accepted and whose load runs; hc_register_lock. */
+LIST_HEAD(hc_cache_sets_loading);
+
+/* Runs the loads; destroyed (drained) at module unload. */
+static struct workqueue_struct *hc_load_wq;
+
+/**
+ * hc_load_set_phase() - a registration's load enters a new step
+ * @c: the set
+ * @phase: its name, a string constant
+ * @total: how many steps it has, 0 if not known
+ *
+ * Outside a registration it does nothing.
+ */
+void hc_load_set_phase(struct hc_cache_set *c, const char *phase, u64 total)
+{
+	if (!c->load.phase)
+		return;
+	WRITE_ONCE(c->load.done, 0);
+	WRITE_ONCE(c->load.total, total);
+	WRITE_ONCE(c->load.phase, phase);
+}
+
+/**
+ * hc_load_step() - count one step of a registration's load
+ * @c: the set; meta_lock held
+ *
+ * Called per btree node walked and per journal entry replayed. Outside a
+ * registration it does nothing.
+ *
+ * Return: 0, or -ESHUTDOWN when the machine is going down: the load stops
+ * there, leaving the set as it is on disk.
+ */
+int hc_load_step(struct hc_cache_set *c)
+{
+	if (!c->load.phase)
+		return 0;
+	WRITE_ONCE(c->load.done, c->load.done + 1);
+	return READ_ONCE(hc_shutting_down) ? -ESHUTDOWN : 0;
+}
+
+/*
+ * The slow part of registering a cache device: read the journal, the
+ * chain, the table and the tree, replay, check; then publish the set
+ * under hc_register_lock. Runs on hc_load_wq, so neither the writer of
+ * "register_async" (a udev worker) nor other registrations wait for it.
+ * A failure releases everything; the set was never visible.
+ */
+static void hc_cache_set_load_work(struct work_struct *work)
+{
+	struct hc_cache_set *c = container_of(work, struct hc_cache_set,
+					      load_work);
+	bool fresh = false;
+	int ret;
+
+	down_write(&c->meta_lock);
+	ret = hc_cache_set_load(c, &fresh);
+	if (!ret)
+		hc_avail_update(c);
+	up_write(&c->meta_lock);
+	if (ret == -ESHUTDOWN)
+		pr_info("%pg: registration of cache set %pU stopped: the machine is going down\n",
+			c->bdev, c->sb.set_uuid);
+	else if (ret)
+		pr_err("%pg: cannot register cache set %pU: error %d\n",
+		       c->bdev, c->sb.set_uuid, ret);
+	if (!ret && !c->sb.cache.clean && !fresh)
+		pr_notice("%pg: cache set %pU was not shut down cleanly; recovered from the journal\n",
+			  c->bdev, c->sb.set_uuid);
+	if (!ret) {
+		hc_load_set_phase(c, "publish", 0);
+		c->sb.cache.clean = false;
+		ret = hc_sb_write(c->bdev, &c->sb, c->sb_buf);
+		if (ret)
+			pr_err("%pg: cannot register cache set %pU: cannot write the superblock (error %d)\n",
+			       c->bdev, c->sb.set_uuid, ret);
+	}
+
+	mutex_lock(&hc_register_lock);
+	list_del_init(&c->list);
+	if (!ret && hc_shutting_down)
+		ret = -ESHUTDOWN;
+	if (!ret)
+		ret = hc_cache_set_publish(c, fresh);
+	mutex_unlock(&hc_register_lock);
+
+	c->load_ret = ret;
+	complete(&c->loaded);
+	if (!ret)
+		return;
+	cancel_delayed_work_sync(&c->journal.work);
+	hc_bdev_close(&c->handle);
+	kobject_put(&c->kobj);
+	module_put(THIS_MODULE);
+}
+
+/* The set with uuid @set_uuid on @list (hc_cache_sets or _loading). */
+static struct hc_cache_set *
+hc_cache_set_in(struct list_head *list, const u8 *set_uuid)
+{
+	struct hc_cache_set *c;
+
+	lockdep_assert_held(&hc_register_lock);
+	list_for_each_entry(c, list, list)
+		if (!memcmp(c->sb.set_uuid, set_uuid, HC_UUID_SIZE))
+			return c;
+	return NULL;
+}
+
+/**
+ * hc_cache_set_find() - the registered set with a given uuid
+ * @set_uuid: the uuid
+ *
+ * Sets still loading are not found: backing devices wait for them.
+ *
+ * Return: the set or NULL. hc_register_lock must be held.
+ */
+struct hc_cache_set *hc_cache_set_find(const u8 *set_uuid)
+{
+	return hc_cache_set_in(&hc_cache_sets, set_uuid);
+}
+
+/* Is @c's set already registered, or being loaded from another device? */
+static int hc_cache_set_unique(struct hc_cache_set *c)
+{
+	struct hc_cache_set *other;
+
+	other = hc_cache_set_in(&hc_cache_sets, c->sb.set_uuid) ?:
+		hc_cache_set_in(&hc_cache_sets_loading, c->sb.set_uuid);
+	if (!other)
+		return 0;
+	pr_err("%pg: cannot register: cache set %pU is already registered, from %pg\n",
+	       c->bdev, c->sb.set_uuid, other->bdev);
+	return -EEXIST;
 }
 
 /**
  * hc_cache_register() - register a cache device, creating its cache set
  * @path: the device node, as written to /sys/fs/hcache/register
  * @devt: its device number
+ * @wait: if not NULL, receives the set with a reference held, for
+ *	hc_cache_register_wait()
  *
- * Opens the device exclusively, validates the superblock and loads the
- * set (hc_cache_set_load()), publishes it in sysfs and debugfs, and
- * attaches the registered backing devices that name it.
- * hc_register_lock must be held. May sleep.
+ * Opens the device exclusively and validates the superblock here; the
+ * load (hc_cache_set_load()), the publishing in sysfs and debugfs and the
+ * attaching of the registered backing devices that name the set run in
+ * hc_cache_set_load_work(). hc_register_lock must be held. May sleep.
  *
- * Return: 0 or -errno; every failure is logged naming the device.
+ * Return: 0 if the load was started, or -errno; every failure is logged
+ * naming the device.
  */
-int hc_cache_register(const char *path, dev_t devt)
+int hc_cache_register(const char *path, dev_t devt,
+		      struct hc_cache_set **wait)
 {
-	struct hc_cache_set *c, *other;
+	struct hc_cache_set *c;
 	const char *why;
-	bool fresh = false;
 	int ret;
 
 	lockdep_assert_held(&hc_register_lock);
@@ -315,6 +509,8 @@ int hc_cache_register(const char *path, dev_t devt)
 	INIT_LIST_HEAD(&c->promote_done);
 	init_waitqueue_head(&c->promote_wait);
 	INIT_WORK(&c->stop_work, hc_cache_set_stop_work);
+	INIT_WORK(&c->load_work, hc_cache_set_load_work);
+	init_completion(&c->loaded);
 	atomic64_set(&c->errors, 0);
 	c->sb_buf = alloc_page(GFP_KERNEL);
 	c->table = kvzalloc(sizeof(*c->table), GFP_KERNEL);
@@ -350,17 +546,11 @@ int hc_cache_register(const char *path, dev_t devt)
 		ret = ret ?: -EINVAL;
 		goto out_close;
 	}
-	other = hc_cache_set_find(c->sb.set_uuid);
-	if (other) {
-		pr_err("%pg: cannot register: cache set %pU is already registered, from %pg\n",
-		       c->bdev, c->sb.set_uuid, other->bdev);
-		ret = -EEXIST;
-		goto out_close;
-	}
-	ret = hc_cache_set_geometry(c);
-	if (ret)
-		goto out_close;
-	ret = hc_journal_init(c);
+	ret = hc_cache_set_unique(c);
+	if (!ret)
+		ret = hc_cache_set_geometry(c);
+	if (!ret)
+		ret = hc_journal_init(c);
 	if (!ret)
 		ret = hc_btree_init(c);
 	if (!ret)
@@ -368,83 +558,95 @@ int hc_cache_register(const char *path, dev_t devt)
 	if (ret)
 		goto out_close;
 
-	down_write(&c->meta_lock);
-	ret = hc_cache_set_load(c, &fresh);
-	if (!ret)
-		hc_avail_update(c);
-	up_write(&c->meta_lock);
-	if (ret) {
-		pr_err("%pg: cannot register cache set %pU: error %d\n",
-		       c->bdev, c->sb.set_uuid, ret);
-		goto out_cancel;
-	}
-	if (!c->sb.cache.clean && !fresh)
-		pr_notice("%pg: cache set %pU was not shut down cleanly; recovered from the journal\n",
-			  c->bdev, c->sb.set_uuid);
-	c->sb.cache.clean = false;
-	ret = hc_sb_write(c->bdev, &c->sb, c->sb_buf);
-	if (ret)
-		goto out_cancel;
-
-	ret = kobject_add(&c->kobj, hc_root_kobj, "%pU", c->sb.set_uuid);
-	if (ret)
-		goto out_cancel;
-	kobject_init(&c->internal, &hc_cache_set_internal_ktype);
-	kobject_get(&c->kobj);
-	ret = kobject_add(&c->internal, &c->kobj, "internal");
-	if (ret)
-		goto out_del;
-	kobject_init(&c->cache_kobj, &hc_cache_dev_ktype);
-	kobject_get(&c->kobj);
-	ret = kobject_add(&c->cache_kobj, bdev_kobj(c->bdev), "hcache");
-	if (ret)
-		goto out_del_internal;
-	ret = hc_stats_init(&c->io_stats, &c->kobj);
-	if (ret)
-		goto out_del_cache;
-	ret = hc_btree_shrinker_init(c);
-	if (ret)
-		goto out_del_cache;
-	c->promote_thread = kthread_run(hc_promote_thread, c, "hcache_promote");
-	if (IS_ERR(c->promote_thread)) {
-		ret = PTR_ERR(c->promote_thread);
-		hc_btree_shrinker_exit(c);
-		goto out_del_cache;
-	}
-	ret = hc_gc_start(c);
-	if (ret) {
-		kthread_stop(c->promote_thread);
-		hc_btree_shrinker_exit(c);
-		goto out_del_cache;
-	}
-	hc_debugfs_add_set(c);
-	list_add_tail(&c->list, &hc_cache_sets);
+	c->load.start = jiffies;
+	c->load.phase = "queued";
+	list_add_tail(&c->list, &hc_cache_sets_loading);
 	__module_get(THIS_MODULE);
-	kobject_uevent(&c->kobj, KOBJ_ADD);
-
-	pr_info("%pg: cache set %pU %s: %llu buckets of %u KiB, btree depth %u, %llu keys\n",
-		c->bdev, c->sb.set_uuid, fresh ? "created" : "registered",
-		c->geom.nbuckets, c->geom.bucket_sectors >> 1, c->root->level,
-		c->leaf_keys);
-	hc_cache_set_attach_pending(c);
+	if (wait) {
+		kobject_get(&c->kobj);
+		*wait = c;
+	}
+	queue_work(hc_load_wq, &c->load_work);
 	return 0;
 
-out_del_cache:
-	hc_stats_exit(&c->io_stats);
-	kobject_del(&c->cache_kobj);
-out_del_internal:
-	kobject_put(&c->cache_kobj);
-	kobject_del(&c->internal);
-out_del:
-	kobject_put(&c->internal);
-	kobject_del(&c->kobj);
-out_cancel:
-	cancel_delayed_work_sync(&c->journal.work);
 out_close:
 	hc_bdev_close(&c->handle);
 out_put:
 	kobject_put(&c->kobj);
 	return ret;
+}
+
+/**
+ * hc_cache_register_wait() - wait for a registration's load to end
+ * @c: from hc_cache_register()'s @wait; its reference is dropped here
+ *
+ * Called without hc_register_lock. A fatal signal ends the wait, not the
+ * load.
+ *
+ * Return: the load's result, or -EINTR if interrupted.
+ */
+int hc_cache_register_wait(struct hc_cache_set *c)
+{
+	int ret = wait_for_completion_killable(&c->loaded);
+
+	if (!ret)
+		ret = c->load_ret;
+	kobject_put(&c->kobj);
+	return ret;
+}
+
+/**
+ * hc_cache_set_loading_show() - the sysfs file /sys/fs/hcache/loading
+ * @buf: a page
+ *
+ * One line per set being loaded: cache device, set uuid, step, progress
+ * in it ("done/total", or "done" when the total is not known) and seconds
+ * since the registration was accepted.
+ *
+ * Return: bytes written.
+ */
+ssize_t hc_cache_set_loading_show(char *buf)
+{
+	struct hc_cache_set *c;
+	int n = 0;
+
+	mutex_lock(&hc_register_lock);
+	list_for_each_entry(c, &hc_cache_sets_loading, list) {
+		const char *phase = READ_ONCE(c->load.phase);
+		u64 total = READ_ONCE(c->load.total);
+
+		n += sysfs_emit_at(buf, n, "%pg %pU %s %llu", c->bdev,
+				   c->sb.set_uuid, phase ?: "publish",
+				   READ_ONCE(c->load.done));
+		if (total)
+			n += sysfs_emit_at(buf, n, "/%llu", total);
+		n += sysfs_emit_at(buf, n, " %lu\n",
+				   (jiffies - c->load.start) / HZ);
+	}
+	mutex_unlock(&hc_register_lock);
+	return n;
+}
+
+/**
+ * hc_cache_set_loads_flush() - wait for every load in progress to end
+ *
+ * Called without hc_register_lock, after hc_shutting_down is set: each
+ * load then stops at its next step and releases its set.
+ */
+void hc_cache_set_loads_flush(void)
+{
+	flush_workqueue(hc_load_wq);
+}
+
+int hc_cache_set_load_init(void)
+{
+	hc_load_wq = alloc_workqueue("hcache_load", WQ_UNBOUND, 0);
+	return hc_load_wq ? 0 : -ENOMEM;
+}
+
+void hc_cache_set_load_exit(void)
+{
+	destroy_workqueue(hc_load_wq);
 }
 
 /**

@@ -12,8 +12,9 @@
  * OBJECTS AND LIFETIMES
  *
  * The module (module.c) owns one kobject, /sys/fs/hcache, created at load
- * and removed at unload, with the files register, register_quiet and
- * pendings_cleanup (register.c). Everything else hangs off it.
+ * and removed at unload, with the files register, register_quiet,
+ * register_async, loading and pendings_cleanup (register.c). Everything
+ * else hangs off it.
  *
  * A backing device (struct hc_backing, backing.c) is a slow device with an
  * hcache superblock. Registering it opens it exclusively (holder: the
@@ -47,12 +48,20 @@
  * by its set uuid: /sys/fs/hcache/<set-uuid>/ (cache_set_sysfs.c), the
  * cache device's <dev>/hcache/, and /sys/kernel/debug/hcache/<set-uuid>/
  * (debug.c). Registering the cache device opens it exclusively (holder:
- * the set), loads the metadata (below) and attaches every registered
- * backing device whose superblock names the set; a backing device that
- * registers later attaches at once (register.c). The set's kobject owns
- * it; "stop" stops its backing devices, "unregister" detaches them, and
- * both then write out the metadata and release the device. A set holds a
- * module reference.
+ * the set) and checks its superblock under hc_register_lock; then the set
+ * goes on hc_cache_sets_loading and a work item (hc_load_wq) loads the
+ * metadata (below) without that lock, so udev workers and other
+ * registrations never wait on a long load; "loading" shows its progress.
+ * The work then takes hc_register_lock, publishes the set in sysfs and on
+ * hc_cache_sets, and attaches every registered backing device whose
+ * superblock names it; a backing device that registers later attaches at
+ * once (register.c). "register" waits for the work, "register_async"
+ * does not. A failed load releases the set unseen; the reboot notifier
+ * makes loads stop at their next node or journal entry, and waits for
+ * them. The set's kobject owns it; "stop" stops its backing devices,
+ * "unregister" detaches them, and both then write out the metadata and
+ * release the device. A set holds a module reference from the start of
+ * its load.
  *
  * Attaching (attach.c) gives a backing device an id in the set's table of
  * backing devices (ids never reused; a device whose invalidation
@@ -189,7 +198,7 @@
  *
  * LOCK ORDER
  *
- *   hc_register_lock  (register.c: hc_backings, hc_cache_sets,
+ *   hc_register_lock  (register.c: hc_backings, hc_cache_sets, _loading,
  *                      registration, attach, detach, run, stop)
  *     hc_backing.sb_lock  (a backing superblock and its writes)
  *     hc_cache_set.meta_lock  (rw_semaphore: the btree, the journal, the
@@ -501,6 +510,23 @@ struct hc_gc {
 };
 
 /**
+ * struct hc_load_progress - how far a cache set's registration is
+ * @phase: a string constant naming the step, NULL once published
+ * @done: nodes walked, or journal entries replayed, in this step
+ * @total: out of how many; 0 if not known beforehand
+ * @start: jiffies when the registration was accepted
+ *
+ * Written by the loading work alone (WRITE_ONCE), read by the sysfs file
+ * "loading" under hc_register_lock, which keeps the set on the list.
+ */
+struct hc_load_progress {
+	const char	*phase;
+	u64		done;
+	u64		total;
+	unsigned long	start;
+};
+
+/**
  * struct hc_cache_set - a cache device and everything on it
  *
  * @list: on hc_cache_sets; hc_register_lock
@@ -521,6 +547,12 @@ struct hc_gc {
  * @nr_backings: how many; written under hc_register_lock, read anywhere
  * @stop_work: stop or unregister asked for through sysfs
  * @stop_detach: what @stop_work does: unregister (detach) or stop
+ * @load_work: loads the metadata at registration, outside
+ *	hc_register_lock (cache_set.c); the set is on hc_cache_sets_loading
+ *	meanwhile, and moves to hc_cache_sets when published
+ * @loaded: completed when @load_work is done, published or not
+ * @load_ret: its result, 0 or -errno; read after @loaded
+ * @load: how far @load_work is, for /sys/fs/hcache/loading
  *
  * Protected by @meta_lock: held for reading by lookups, for writing by
  * every change to the btree, the journal, the buckets and the free lists,
@@ -599,6 +631,11 @@ struct hc_cache_set {
 	struct work_struct	stop_work;
 	bool			stop_detach;
 
+	struct work_struct	load_work;
+	struct completion	loaded;
+	int			load_ret;
+	struct hc_load_progress	load;
+
 	struct rw_semaphore	meta_lock;
 	struct hc_bucket	*buckets;
 	struct hc_freelist	free[HC_RESERVE_NR];
@@ -661,6 +698,7 @@ extern struct workqueue_struct *hc_wq;
 
 /* register.c */
 extern struct mutex hc_register_lock;
+extern bool hc_shutting_down;
 void hc_cache_set_attach_pending(struct hc_cache_set *c);
 int hc_register_lock_listed(const struct list_head *entry);
 int hc_register_init(void);
@@ -714,7 +752,16 @@ int hc_backing_sb_write(struct hc_backing *b);
 
 /* cache_set.c */
 extern struct list_head hc_cache_sets;
-int hc_cache_register(const char *path, dev_t devt);
+extern struct list_head hc_cache_sets_loading;
+int hc_cache_register(const char *path, dev_t devt,
+		      struct hc_cache_set **wait);
+int hc_cache_register_wait(struct hc_cache_set *c);
+void hc_cache_set_loads_flush(void);
+int hc_cache_set_load_init(void);
+void hc_cache_set_load_exit(void);
+ssize_t hc_cache_set_loading_show(char *buf);
+void hc_load_set_phase(struct hc_cache_set *c, const char *phase, u64 total);
+int hc_load_step(struct hc_cache_set *c);
 void hc_cache_set_stop(struct hc_cache_set *c, bool detach);
 void hc_cache_set_stop_async(struct hc_cache_set *c, bool detach);
 struct hc_cache_set *hc_cache_set_find(const u8 *set_uuid);

@@ -315,9 +315,13 @@ int hc_journal_replay(struct hc_cache_set *c)
 		goto out;
 	}
 	ret = hc_journal_pin_buckets(c, buf, true);
+	hc_load_set_phase(c, "replay", j->replay_nr - j->replay_first);
 	for (i = j->replay_first; i < j->replay_nr && !ret; i++) {
 		const struct hc_jentry *e = &j->replay[i];
 
+		ret = hc_load_step(c);
+		if (ret)
+			break;
 		nr = 0;
 		j->replay_seq = e->seq;
 		ret = hc_journal_read_entry(c, e, buf, &nr);

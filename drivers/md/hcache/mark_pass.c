@@ -47,7 +47,11 @@ static int hc_mark_node(void *priv, struct hc_btree_node *n)
 	struct hc_cache_set *c = x->c;
 	const char *why;
 	size_t i;
+	int ret;
 
+	ret = hc_load_step(c);
+	if (ret)
+		return ret;
 	why = hc_bset_check(&n->keys);
 	if (!why)
 		why = hc_node_range_check(n->keys.keys, n->keys.nr,

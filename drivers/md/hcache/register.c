@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * register.c: bringing devices into hcache and taking them out:
- * /sys/fs/hcache/{register,register_quiet,pendings_cleanup}, the list of
+ * /sys/fs/hcache/{register,register_quiet,register_async,loading,
+ * pendings_cleanup}, the list of
  * registered devices, and the reboot notifier that stops them all.
  */
 
@@ -19,8 +20,11 @@ DEFINE_MUTEX(hc_register_lock);
 /* Every registered backing device; hc_register_lock. */
 static LIST_HEAD(hc_backings);
 
-/* Set by the reboot notifier: nothing registers after it; hc_register_lock. */
-static bool hc_shutting_down;
+/*
+ * Set by the reboot notifier: nothing registers after it, and loads in
+ * progress stop; written under hc_register_lock, read by loads without it.
+ */
+bool hc_shutting_down;
 
 /**
  * hc_register_lock_listed() - take hc_register_lock for a sysfs store
@@ -55,6 +59,9 @@ static bool hc_is_registered(dev_t devt)
 		if (b->bdev->bd_dev == devt)
 			return true;
 	list_for_each_entry(c, &hc_cache_sets, list)
+		if (c->bdev->bd_dev == devt)
+			return true;
+	list_for_each_entry(c, &hc_cache_sets_loading, list)
 		if (c->bdev->bd_dev == devt)
 			return true;
 	return false;
@@ -114,10 +121,14 @@ void hc_cache_set_attach_pending(struct hc_cache_set *c)
  * metadata inconsistent), -ENOSPC (too small), -EMEDIUMTYPE (zoned);
  * for a cache device also -EEXIST (its set is already registered) and
  * -EROFS (features this version may only read).
+ *
+ * A cache device's metadata is loaded in the background; with @wait the
+ * call returns the load's result, without it once the load has started
+ * (it shows in /sys/fs/hcache/loading until the set appears).
  */
-static int hc_register(const char *path, bool quiet)
+static int hc_register(const char *path, bool quiet, bool wait)
 {
-	struct hc_cache_set *c;
+	struct hc_cache_set *c, *loading = NULL;
 	struct hc_backing *b;
 	const char *why;
 	dev_t devt;
@@ -180,8 +191,9 @@ static int hc_register(const char *path, bool quiet)
 		hc_bdev_close(&b->handle);
 		b->bdev = NULL;
 		hc_backing_put(b);
-		ret = hc_cache_register(path, devt);
-		goto out_unlock;
+		ret = hc_cache_register(path, devt, wait ? &loading : NULL);
+		mutex_unlock(&hc_register_lock);
+		return loading ? hc_cache_register_wait(loading) : ret;
 	}
 	ret = hc_backing_setup(b);
 	if (ret)
@@ -235,7 +247,7 @@ out_unlock:
 }
 
 static ssize_t hc_register_store_common(const char *buf, size_t len,
-					bool quiet)
+					bool quiet, bool wait)
 {
 	char *path;
 	int ret;
@@ -243,7 +255,7 @@ static ssize_t hc_register_store_common(const char *buf, size_t len,
 	path = kstrndup(buf, len, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
-	ret = hc_register(strim(path), quiet);
+	ret = hc_register(strim(path), quiet, wait);
 	kfree(path);
 	return ret ? ret : len;
 }
@@ -251,14 +263,27 @@ static ssize_t hc_register_store_common(const char *buf, size_t len,
 static ssize_t register_store(struct kobject *k, struct kobj_attribute *attr,
 			      const char *buf, size_t len)
 {
-	return hc_register_store_common(buf, len, false);
+	return hc_register_store_common(buf, len, false, true);
 }
 
 static ssize_t register_quiet_store(struct kobject *k,
 				    struct kobj_attribute *attr,
 				    const char *buf, size_t len)
 {
-	return hc_register_store_common(buf, len, true);
+	return hc_register_store_common(buf, len, true, true);
+}
+
+static ssize_t register_async_store(struct kobject *k,
+				    struct kobj_attribute *attr,
+				    const char *buf, size_t len)
+{
+	return hc_register_store_common(buf, len, true, false);
+}
+
+static ssize_t loading_show(struct kobject *k, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return hc_cache_set_loading_show(buf);
 }
 
 static ssize_t pendings_cleanup_store(struct kobject *k,
@@ -277,12 +302,16 @@ static ssize_t pendings_cleanup_store(struct kobject *k,
 
 static struct kobj_attribute hc_register_attr = __ATTR_WO(register);
 static struct kobj_attribute hc_register_quiet_attr = __ATTR_WO(register_quiet);
+static struct kobj_attribute hc_register_async_attr = __ATTR_WO(register_async);
+static struct kobj_attribute hc_loading_attr = __ATTR_RO(loading);
 static struct kobj_attribute hc_pendings_cleanup_attr =
 	__ATTR_WO(pendings_cleanup);
 
 static struct attribute *hc_root_attrs[] = {
 	&hc_register_attr.attr,
 	&hc_register_quiet_attr.attr,
+	&hc_register_async_attr.attr,
+	&hc_loading_attr.attr,
 	&hc_pendings_cleanup_attr.attr,
 	NULL
 };
@@ -307,6 +336,8 @@ static int hc_reboot(struct notifier_block *nb, unsigned long code, void *x)
 	list_for_each_entry_safe(c, ctmp, &hc_cache_sets, list)
 		hc_cache_set_stop(c, false);
 	mutex_unlock(&hc_register_lock);
+	/* Loads stop at their next step, leaving their sets as on disk. */
+	hc_cache_set_loads_flush();
 	return NOTIFY_DONE;
 }
 
@@ -320,12 +351,21 @@ int hc_register_init(void)
 {
 	int ret;
 
-	ret = sysfs_create_group(hc_root_kobj, &hc_root_group);
+	ret = hc_cache_set_load_init();
 	if (ret)
 		return ret;
+	ret = sysfs_create_group(hc_root_kobj, &hc_root_group);
+	if (ret)
+		goto out_load;
 	ret = register_reboot_notifier(&hc_reboot_notifier);
 	if (ret)
-		sysfs_remove_group(hc_root_kobj, &hc_root_group);
+		goto out_group;
+	return 0;
+
+out_group:
+	sysfs_remove_group(hc_root_kobj, &hc_root_group);
+out_load:
+	hc_cache_set_load_exit();
 	return ret;
 }
 
@@ -333,4 +373,6 @@ void hc_register_exit(void)
 {
 	unregister_reboot_notifier(&hc_reboot_notifier);
 	sysfs_remove_group(hc_root_kobj, &hc_root_group);
+	/* Drains the last load's work, which may have dropped our module. */
+	hc_cache_set_load_exit();
 }

@@ -92,7 +92,7 @@ unmkinitramfs /tmp/initrd.img /tmp/unpacked
 rules=$(find /tmp/unpacked -name 69-hcache.rules | head -n 1)
 cmp "$rules" "$HC_ROOT/udev/69-hcache.rules" || hc_fail "the initramfs's rules differ from udev/69-hcache.rules"
 # shellcheck disable=SC2016 # $devnode is udev's, not ours
-grep -q -F 'RUN+="/usr/sbin/hcache-register $devnode"' "$rules" || hc_fail "the rules do not call /usr/sbin/hcache-register"
+grep -q -F 'RUN+="/usr/sbin/hcache-register --async $devnode"' "$rules" || hc_fail "the rules do not call /usr/sbin/hcache-register"
 grep -q '/scripts/local-block/hcache' "$(find /tmp/unpacked -path '*/scripts/local-block/ORDER' | head -n 1)" ||
 	hc_fail "the local-block script is not in scripts/local-block/ORDER"
 

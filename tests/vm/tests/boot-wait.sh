@@ -4,6 +4,8 @@
 # rd.hcache.wait has passed the script only says they wait. After it, without
 # rd.hcache.run_without_cache=clean, it starts none and says why; with it, it
 # starts the clean one (now stale, as /dev/hcache0) and never the dirty one.
+# While their cache set shows in /sys/fs/hcache/loading (faked here through
+# HCACHE_SYSFS), it waits past rd.hcache.wait, and decides once it is gone.
 # Settings come from /conf/conf.d/hcache and the command line, which wins.
 # timeout: 90
 
@@ -28,7 +30,7 @@ boot() {
 	echo "$1" >/tmp/cmdline
 	printf '%s\n' "${2:-}" >/tmp/conf
 	HCACHE_CMDLINE=/tmp/cmdline HCACHE_CONF=/tmp/conf HCACHE_RUNDIR=/tmp/run \
-		sh "$script" /dev/hcache0 >>/tmp/console 2>&1 || hc_fail "the script failed"
+		HCACHE_SYSFS=${sysfs:-/sys/fs/hcache} sh "$script" /dev/hcache0 >>/tmp/console 2>&1 || hc_fail "the script failed"
 }
 console_has() {
 	grep -q -F -- "$1" /tmp/console || hc_fail "the console lacks: $1; it has: $(cat /tmp/console)"
@@ -56,9 +58,21 @@ boot "root=/dev/hcache0 rd.hcache.wait=0 rd.hcache.run_without_cache=no" "HCACHE
 console_has "NOT starting it without its cache: rd.hcache.run_without_cache=clean is not set"
 [ "$(cat "$c/running")" = 0 ] || hc_fail "the clean device started against the command line"
 
-# The conf file allows it (and sets the wait): the clean one starts, stale.
+# The conf file allows it (and sets the wait), but the set is loading: wait.
 rm -rf /tmp/run /tmp/console
-boot "root=/dev/hcache0" "HCACHE_WAIT=0
+mkdir -p /tmp/sysfs
+echo "vdz $cset mark 1834 40" >/tmp/sysfs/loading
+sysfs=/tmp/sysfs boot "root=/dev/hcache0" "HCACHE_WAIT=0
+HCACHE_RUN_WITHOUT_CACHE=clean"
+console_has "(label root): its cache set $cset is loading; waiting for it (vdz $cset mark 1834 40)"
+console_has "(label data): its cache set $cset is loading; waiting for it"
+grep -q "did not appear" /tmp/console && hc_fail "decided while the set loads: $(cat /tmp/console)"
+[ "$(cat "$c/running")" = 0 ] || hc_fail "the clean device started while its set loads"
+hc_log "a loading set is waited for past rd.hcache.wait"
+
+# The load ended without the set: the clean one starts, stale.
+: >/tmp/sysfs/loading
+sysfs=/tmp/sysfs boot "root=/dev/hcache0" "HCACHE_WAIT=0
 HCACHE_RUN_WITHOUT_CACHE=clean"
 console_has "(label root): its cache device did not appear within 0 s (rd.hcache.wait); starting it WITHOUT its cache, as rd.hcache.run_without_cache=clean allows"
 console_has "(label data): its cache device did not appear within 0 s (rd.hcache.wait); NOT starting it: its cache holds dirty data"
