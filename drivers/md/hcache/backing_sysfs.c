@@ -176,6 +176,34 @@ static ssize_t admission_policy_store(struct hc_backing *b, const char *buf,
 	return len;
 }
 
+static const char * const hc_stop_policies[] = {
+	[HC_STOP_AUTO]		= "auto",
+	[HC_STOP_ALWAYS]	= "always",
+};
+
+static ssize_t stop_when_cache_set_failed_show(struct hc_backing *b,
+					       char *buf)
+{
+	unsigned int cur = READ_ONCE(b->stop_when_cache_set_failed);
+
+	return sysfs_emit(buf, "%s%s%s %s%s%s\n",
+			  cur == HC_STOP_AUTO ? "[" : "", "auto",
+			  cur == HC_STOP_AUTO ? "]" : "",
+			  cur == HC_STOP_ALWAYS ? "[" : "", "always",
+			  cur == HC_STOP_ALWAYS ? "]" : "");
+}
+
+static ssize_t stop_when_cache_set_failed_store(struct hc_backing *b,
+						const char *buf, size_t len)
+{
+	int i = sysfs_match_string(hc_stop_policies, buf);
+
+	if (i < 0)
+		return i;
+	WRITE_ONCE(b->stop_when_cache_set_failed, i);
+	return len;
+}
+
 static ssize_t clear_stats_store(struct hc_backing *b, const char *buf,
 				 size_t len)
 {
@@ -529,6 +557,7 @@ HC_ATTR_RW(cache_mode);
 HC_ATTR_RW(running);
 HC_ATTR_RW(sequential_cutoff);
 HC_ATTR_RW(admission_policy);
+HC_ATTR_RW(stop_when_cache_set_failed);
 HC_ATTR_WO(clear_stats);
 HC_ATTR_WO(stop);
 HC_ATTR_WO(attach);
@@ -560,6 +589,7 @@ static struct attribute *hc_backing_attrs[] = {
 	&hc_attr_running.attr,
 	&hc_attr_sequential_cutoff.attr,
 	&hc_attr_admission_policy.attr,
+	&hc_attr_stop_when_cache_set_failed.attr,
 	&hc_attr_clear_stats.attr,
 	&hc_attr_stop.attr,
 	&hc_attr_attach.attr,

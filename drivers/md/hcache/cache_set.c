@@ -22,8 +22,8 @@ LIST_HEAD(hc_cache_sets);
  * @c: the set
  * @fmt: what happened, printf style
  *
- * Logs at error level (rate-limited) naming the cache device, and counts
- * it in sysfs "errors".
+ * Logs at error level (rate-limited) naming the cache device, counts it
+ * in sysfs "errors", and against io_error_limit (fail.c). Any context.
  */
 void hc_cache_set_error(struct hc_cache_set *c, const char *fmt, ...)
 {
@@ -31,6 +31,7 @@ void hc_cache_set_error(struct hc_cache_set *c, const char *fmt, ...)
 	va_list args;
 
 	atomic64_inc(&c->errors);
+	hc_cache_set_io_error(c);
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
@@ -511,6 +512,10 @@ int hc_cache_register(const char *path, dev_t devt,
 	INIT_WORK(&c->stop_work, hc_cache_set_stop_work);
 	INIT_WORK(&c->load_work, hc_cache_set_load_work);
 	init_completion(&c->loaded);
+	INIT_WORK(&c->fail_work, hc_cache_set_fail_work);
+	spin_lock_init(&c->io_error_lock);
+	c->io_error_limit = HC_IO_ERROR_LIMIT;
+	c->io_error_halflife = HC_IO_ERROR_HALFLIFE;
 	atomic64_set(&c->errors, 0);
 	c->sb_buf = alloc_page(GFP_KERNEL);
 	c->table = kvzalloc(sizeof(*c->table), GFP_KERNEL);

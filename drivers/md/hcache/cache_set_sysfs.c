@@ -93,6 +93,50 @@ static ssize_t journal_delay_ms_store(struct hc_cache_set *c,
 	return len;
 }
 
+static ssize_t io_error_limit_show(struct hc_cache_set *c, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(c->io_error_limit));
+}
+
+static ssize_t io_error_limit_store(struct hc_cache_set *c, const char *buf,
+				    size_t len)
+{
+	u32 v;
+	int ret = kstrtou32(buf, 10, &v);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(c->io_error_limit, v);
+	/* A limit lowered under the count fails the set now. */
+	if (v && hc_cache_set_io_errors(c) >= v)
+		hc_cache_set_fail(c);
+	return len;
+}
+
+static ssize_t io_error_halflife_show(struct hc_cache_set *c, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(c->io_error_halflife));
+}
+
+static ssize_t io_error_halflife_store(struct hc_cache_set *c,
+				       const char *buf, size_t len)
+{
+	u32 v;
+	int ret = kstrtou32(buf, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v > 30 * 24 * 3600)
+		return -ERANGE;
+	WRITE_ONCE(c->io_error_halflife, v);
+	return len;
+}
+
+static ssize_t io_errors_show(struct hc_cache_set *c, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", hc_cache_set_io_errors(c));
+}
+
 static int hc_u16_cmp(const void *a, const void *b)
 {
 	u16 x = *(const u16 *)a, y = *(const u16 *)b;
@@ -203,6 +247,9 @@ HC_SET_ATTR_RO(tree_depth);
 HC_SET_ATTR_RO(btree_cache_size);
 HC_SET_ATTR_RO(average_key_size);
 HC_SET_ATTR_RW(journal_delay_ms);
+HC_SET_ATTR_RW(io_error_limit);
+HC_SET_ATTR_RW(io_error_halflife);
+HC_SET_ATTR_RO(io_errors);
 HC_SET_ATTR_RO(errors);
 HC_SET_ATTR_RO(bucket_usage);
 HC_SET_ATTR_WO(stop);
@@ -220,6 +267,9 @@ static struct attribute *hc_cache_set_attrs[] = {
 	&hc_set_attr_average_key_size.attr,
 	&hc_set_attr_journal_delay_ms.attr,
 	&hc_set_attr_errors.attr,
+	&hc_set_attr_io_error_limit.attr,
+	&hc_set_attr_io_error_halflife.attr,
+	&hc_set_attr_io_errors.attr,
 	&hc_set_attr_stop.attr,
 	&hc_set_attr_unregister.attr,
 	&hc_set_attr_clear_stats.attr,

@@ -150,6 +150,17 @@
  * writes then bypass, clean keys whited out before the backing write,
  * dirty ones only after it was flushed.
  *
+ * FAILURE (fail.c)
+ *
+ * Every cache device error or corruption (hc_cache_set_error()) counts
+ * against io_error_limit, halved per io_error_halflife. At the limit the
+ * set fails once: meta_failed is latched, each attached backing device
+ * with dirty data stops (its superblock stays dirty), each other one goes
+ * on in passthrough, its superblock first marked stale with a new
+ * invalidation generation (or stops, if stop_when_cache_set_failed is
+ * always), and the set stops. A failed read of clean data is retried from
+ * the backing device.
+ *
  * WRITEBACK (writeback.c, wb_rate.c)
  *
  * Each attached backing device has a thread that scans its dirty keys in
@@ -383,6 +394,8 @@ struct hc_writeback {
  * @seq: recent sequential streams
  * @sequential_cutoff: bytes; runs this long bypass the cache; 0: off
  * @admit: the admission policy for read misses, an hc_admit_policies index
+ * @stop_when_cache_set_failed: an enum hc_stop_policy, from sysfs; not
+ *	persisted
  * @stats: stats_total/ and the other windows
  * @wb: writeback
  */
@@ -420,6 +433,7 @@ struct hc_backing {
 	struct hc_seq_detect	seq;
 	u64			sequential_cutoff;
 	unsigned int		admit;
+	unsigned int		stop_when_cache_set_failed;
 	struct hc_stats		stats;
 	struct hc_writeback	wb;
 };
@@ -526,6 +540,19 @@ struct hc_load_progress {
 	unsigned long	start;
 };
 
+/* hc_cache_set.flags */
+#define HC_SET_FAILED			0
+
+/* The defaults of io_error_limit and io_error_halflife (seconds). */
+#define HC_IO_ERROR_LIMIT		64
+#define HC_IO_ERROR_HALFLIFE		60
+
+/* hc_backing.stop_when_cache_set_failed */
+enum hc_stop_policy {
+	HC_STOP_AUTO,		/* stop only a device with dirty data */
+	HC_STOP_ALWAYS,		/* stop every attached device */
+};
+
 /**
  * struct hc_cache_set - a cache device and everything on it
  *
@@ -553,6 +580,14 @@ struct hc_load_progress {
  * @loaded: completed when @load_work is done, published or not
  * @load_ret: its result, 0 or -errno; read after @loaded
  * @load: how far @load_work is, for /sys/fs/hcache/loading
+ * @flags: HC_SET_FAILED, set once by hc_cache_set_fail()
+ * @fail_work: hc_cache_set_fail_work(), queued on hc_wq by the failure
+ * @io_error_lock: protects @io_error_count and @io_error_stamp; taken
+ *	from bio completion
+ * @io_error_count: errors counted (fail.c), halved per half-life gone by
+ * @io_error_stamp: jiffies up to which @io_error_count is decayed
+ * @io_error_limit: sysfs; the set fails when the count reaches it, 0 never
+ * @io_error_halflife: sysfs; seconds, 0 for no decay
  *
  * Protected by @meta_lock: held for reading by lookups, for writing by
  * every change to the btree, the journal, the buckets and the free lists,
@@ -635,6 +670,14 @@ struct hc_cache_set {
 	struct completion	loaded;
 	int			load_ret;
 	struct hc_load_progress	load;
+
+	unsigned long		flags;
+	struct work_struct	fail_work;
+	spinlock_t		io_error_lock;	/* io_error_count, _stamp */
+	u32			io_error_count;
+	unsigned long		io_error_stamp;
+	u32			io_error_limit;
+	u32			io_error_halflife;
 
 	struct rw_semaphore	meta_lock;
 	struct hc_bucket	*buckets;
@@ -771,6 +814,12 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 __printf(2, 3) void hc_cache_set_error(struct hc_cache_set *c,
 				       const char *fmt, ...);
 void hc_cache_set_meta_fail(struct hc_cache_set *c);
+
+/* fail.c */
+u32 hc_cache_set_io_errors(struct hc_cache_set *c);
+void hc_cache_set_io_error(struct hc_cache_set *c);
+void hc_cache_set_fail(struct hc_cache_set *c);
+void hc_cache_set_fail_work(struct work_struct *work);
 
 /* cache_set_sysfs.c */
 extern const struct kobj_type hc_cache_set_ktype;

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fail.c: a cache device that keeps failing. Its I/O errors are counted
+ * against io_error_limit, half of them forgotten per io_error_halflife;
+ * past the limit the set fails: each attached backing device either goes
+ * on without it (in passthrough, its superblock marked stale so the
+ * cache's copy of its data is dropped when the set returns) or stops,
+ * by its dirty data and its stop_when_cache_set_failed; then the set
+ * stops and releases the device.
+ */
+
+#include "hcache.h"
+
+#include <linux/module.h>
+
+/* Forget half the errors counted for each half-life gone by. */
+static void hc_io_errors_decay(struct hc_cache_set *c, unsigned long now)
+{
+	unsigned long halflife = READ_ONCE(c->io_error_halflife) * HZ;
+	unsigned long n;
+
+	lockdep_assert_held(&c->io_error_lock);
+	if (!halflife) {
+		c->io_error_stamp = now;
+		return;
+	}
+	n = (now - c->io_error_stamp) / halflife;
+	if (!n)
+		return;
+	c->io_error_count = n >= 32 ? 0 : c->io_error_count >> n;
+	c->io_error_stamp += n * halflife;
+}
+
+/**
+ * hc_cache_set_io_errors() - the errors counted now, after decay
+ * @c: the set
+ *
+ * Return: the count that io_error_limit is compared with.
+ */
+u32 hc_cache_set_io_errors(struct hc_cache_set *c)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&c->io_error_lock, flags);
+	hc_io_errors_decay(c, jiffies);
+	n = c->io_error_count;
+	spin_unlock_irqrestore(&c->io_error_lock, flags);
+	return n;
+}
+
+/**
+ * hc_cache_set_io_error() - count one error against io_error_limit
+ * @c: the set
+ *
+ * Called by hc_cache_set_error() for every I/O error and corruption on
+ * the cache device; any context. Errors during the registration's load
+ * are not counted: the load fails by itself.
+ */
+void hc_cache_set_io_error(struct hc_cache_set *c)
+{
+	u32 limit = READ_ONCE(c->io_error_limit);
+	unsigned long flags;
+	u32 n;
+
+	if (READ_ONCE(c->load.phase))
+		return;
+	spin_lock_irqsave(&c->io_error_lock, flags);
+	hc_io_errors_decay(c, jiffies);
+	n = ++c->io_error_count;
+	spin_unlock_irqrestore(&c->io_error_lock, flags);
+	if (limit && n >= limit)
+		hc_cache_set_fail(c);
+}
+
+/**
+ * hc_cache_set_fail() - fail the set: stop using its cache device
+ * @c: a registered set; any context
+ *
+ * Latches the failure, logs it once, and leaves the rest to
+ * hc_cache_set_fail_work().
+ */
+void hc_cache_set_fail(struct hc_cache_set *c)
+{
+	if (test_and_set_bit(HC_SET_FAILED, &c->flags))
+		return;
+	pr_crit("%pg: cache set %pU failed: %u I/O errors (io_error_limit %u, io_error_halflife %u s); going on without the cache device\n",
+		c->bdev, c->sb.set_uuid, hc_cache_set_io_errors(c),
+		READ_ONCE(c->io_error_limit), READ_ONCE(c->io_error_halflife));
+	kobject_get(&c->kobj);
+	if (!queue_work(hc_wq, &c->fail_work))
+		kobject_put(&c->kobj);
+}
+
+/*
+ * @b keeps running without its failed set: in passthrough, stale.
+ * The superblock is written first: were the machine to crash after the
+ * first write here reached the backing device, the set must not come back
+ * trusting keys that the write made stale. Return: 0 or -errno.
+ */
+static int hc_backing_go_on_alone(struct hc_backing *b)
+{
+	struct hc_sb old;
+	int ret;
+
+	lockdep_assert_held(&hc_register_lock);
+	hc_request_detach(b);
+	mutex_lock(&b->sb_lock);
+	old = b->sb;
+	b->sb.backing.state = HC_STATE_STALE;
+	b->sb.backing.inval_gen++;
+	ret = hc_backing_sb_write(b);
+	if (ret)
+		b->sb = old;
+	mutex_unlock(&b->sb_lock);
+	if (ret)
+		return ret;
+	hc_backing_unlink(b);
+	if (b->disk)
+		hc_backing_uevent(b);
+	return 0;
+}
+
+/* Stop @b, or let it go on alone, as its policy and dirty data say. */
+static void hc_backing_cache_failed(struct hc_backing *b, struct hc_cache_set *c)
+{
+	bool dirty = READ_ONCE(b->sb.backing.state) == HC_STATE_DIRTY;
+	u64 kib = hc_writeback_dirty_sectors(b) >> 1;
+	int ret;
+
+	lockdep_assert_held(&hc_register_lock);
+	if (dirty) {
+		pr_crit("%pg: stopping: its failed cache set %pU holds %llu KiB of its data not yet written back, lost unless the cache device is registered again\n",
+			b->bdev, c->sb.set_uuid, kib);
+		hc_backing_stop(b);
+		return;
+	}
+	if (b->stop_when_cache_set_failed == HC_STOP_ALWAYS) {
+		pr_err("%pg: stopping: its cache set %pU failed (stop_when_cache_set_failed is always); it holds no dirty data\n",
+		       b->bdev, c->sb.set_uuid);
+		hc_backing_stop(b);
+		return;
+	}
+	ret = hc_backing_go_on_alone(b);
+	if (ret) {
+		pr_err("%pg: stopping: its cache set %pU failed, and its superblock cannot be marked stale (error %d)\n",
+		       b->bdev, c->sb.set_uuid, ret);
+		hc_backing_stop(b);
+		return;
+	}
+	pr_warn("%pg: its cache set %pU failed; going on without it, in passthrough (state stale: the cache's copy of its data is dropped when the set returns)\n",
+		b->bdev, c->sb.set_uuid);
+}
+
+/**
+ * hc_cache_set_fail_work() - what a failed set does to its devices
+ * @work: the set's fail_work
+ *
+ * Metadata writes stop at once; every attached backing device stops or
+ * goes on alone (hc_backing_cache_failed()); then the set stops.
+ */
+void hc_cache_set_fail_work(struct work_struct *work)
+{
+	struct hc_cache_set *c = container_of(work, struct hc_cache_set,
+					      fail_work);
+	struct hc_backing *b, *tmp;
+
+	mutex_lock(&hc_register_lock);
+	if (!list_empty(&c->list)) {
+		down_write(&c->meta_lock);
+		c->meta_failed = true;
+		up_write(&c->meta_lock);
+		list_for_each_entry_safe(b, tmp, &c->backings, set_node)
+			hc_backing_cache_failed(b, c);
+		hc_cache_set_stop(c, false);
+	}
+	mutex_unlock(&hc_register_lock);
+	kobject_put(&c->kobj);
+}
