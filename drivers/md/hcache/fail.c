@@ -69,24 +69,33 @@ void hc_cache_set_io_error(struct hc_cache_set *c)
 	hc_io_errors_decay(c, jiffies);
 	n = ++c->io_error_count;
 	spin_unlock_irqrestore(&c->io_error_lock, flags);
-	if (limit && n >= limit)
-		hc_cache_set_fail(c);
+	/* A device removed (hot-unplugged) fails every I/O from now on. */
+	if (!disk_live(c->bdev->bd_disk))
+		hc_cache_set_fail(c, true);
+	else if (limit && n >= limit)
+		hc_cache_set_fail(c, false);
 }
 
 /**
  * hc_cache_set_fail() - fail the set: stop using its cache device
  * @c: a registered set; any context
+ * @removed: why: the device is gone, rather than past io_error_limit
  *
  * Latches the failure, logs it once, and leaves the rest to
  * hc_cache_set_fail_work().
  */
-void hc_cache_set_fail(struct hc_cache_set *c)
+void hc_cache_set_fail(struct hc_cache_set *c, bool removed)
 {
 	if (test_and_set_bit(HC_SET_FAILED, &c->flags))
 		return;
-	pr_crit("%pg: cache set %pU failed: %u I/O errors (io_error_limit %u, io_error_halflife %u s); going on without the cache device\n",
-		c->bdev, c->sb.set_uuid, hc_cache_set_io_errors(c),
-		READ_ONCE(c->io_error_limit), READ_ONCE(c->io_error_halflife));
+	if (removed)
+		pr_crit("%pg: cache set %pU failed: the cache device was removed; going on without it\n",
+			c->bdev, c->sb.set_uuid);
+	else
+		pr_crit("%pg: cache set %pU failed: %u I/O errors (io_error_limit %u, io_error_halflife %u s); going on without the cache device\n",
+			c->bdev, c->sb.set_uuid, hc_cache_set_io_errors(c),
+			READ_ONCE(c->io_error_limit),
+			READ_ONCE(c->io_error_halflife));
 	kobject_get(&c->kobj);
 	if (!queue_work(hc_wq, &c->fail_work))
 		kobject_put(&c->kobj);

@@ -153,13 +153,14 @@
  * FAILURE (fail.c)
  *
  * Every cache device error or corruption (hc_cache_set_error()) counts
- * against io_error_limit, halved per io_error_halflife. At the limit the
- * set fails once: meta_failed is latched, each attached backing device
- * with dirty data stops (its superblock stays dirty), each other one goes
- * on in passthrough, its superblock first marked stale with a new
- * invalidation generation (or stops, if stop_when_cache_set_failed is
- * always), and the set stops. A failed read of clean data is retried from
- * the backing device.
+ * against io_error_limit, halved per io_error_halflife. At the limit, or
+ * at the first error once the device was removed, the set fails once:
+ * meta_failed is latched, each attached backing device with dirty data
+ * stops (its superblock stays dirty), each other one goes on in
+ * passthrough, its superblock first marked stale with a new invalidation
+ * generation (or stops, if stop_when_cache_set_failed is always), and the
+ * set stops. A failed read of clean data is retried from the backing
+ * device.
  *
  * WRITEBACK (writeback.c, wb_rate.c)
  *
@@ -818,7 +819,7 @@ void hc_cache_set_meta_fail(struct hc_cache_set *c);
 /* fail.c */
 u32 hc_cache_set_io_errors(struct hc_cache_set *c);
 void hc_cache_set_io_error(struct hc_cache_set *c);
-void hc_cache_set_fail(struct hc_cache_set *c);
+void hc_cache_set_fail(struct hc_cache_set *c, bool removed);
 void hc_cache_set_fail_work(struct work_struct *work);
 
 /* cache_set_sysfs.c */

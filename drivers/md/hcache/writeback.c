@@ -624,7 +624,8 @@ static int hc_wb_batch_run(struct hc_wb_batch *wb)
 	hc_wb_read(wb);
 	for (i = 0; i < wb->nr_runs; i++)
 		if (wb->runs[i].status)
-			pr_err_ratelimited("%pg: cannot read dirty sectors %llu-%llu from the cache (error %d)\n",
+			hc_cache_set_error(c,
+					   "writeback of %pg: reading dirty sectors %llu-%llu failed: error %d",
 					   b->bdev, wb->runs[i].track.start,
 					   wb->runs[i].track.end - 1,
 					   blk_status_to_errno(wb->runs[i].status));
