@@ -46,8 +46,9 @@ void hc_cache_set_error(struct hc_cache_set *c, const char *fmt, ...)
  *
  * From then on btree inserts, node writes, refills and journal writes
  * fail with -EIO, so nothing durable ever names what the failed update
- * left behind; the set keeps answering lookups from memory until it is
- * stopped, and its next registration recovers the last state on disk.
+ * left behind; the set fails (hc_cache_set_fail()): its backing devices
+ * stop or go on without it, it stops, and its next registration recovers
+ * the last state on disk.
  */
 void hc_cache_set_meta_fail(struct hc_cache_set *c)
 {
@@ -56,6 +57,7 @@ void hc_cache_set_meta_fail(struct hc_cache_set *c)
 		return;
 	c->meta_failed = true;
 	hc_cache_set_error(c, "update failed half way; metadata writes stop until re-registration");
+	hc_cache_set_fail(c, HC_FAIL_METADATA);
 }
 
 /**
@@ -102,6 +104,9 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 			hc_cache_set_error(c, "metadata %s at sector %llu failed: error %d",
 					   op_is_write(opf) ? "write" : "read",
 					   sector, ret);
+			/* What is durable can no longer follow what is done. */
+			if (op_is_write(opf))
+				hc_cache_set_fail(c, HC_FAIL_METADATA);
 			return ret;
 		}
 		sector += done >> SECTOR_SHIFT;

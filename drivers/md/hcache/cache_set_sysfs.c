@@ -109,7 +109,7 @@ static ssize_t io_error_limit_store(struct hc_cache_set *c, const char *buf,
 	WRITE_ONCE(c->io_error_limit, v);
 	/* A limit lowered under the count fails the set now. */
 	if (v && hc_cache_set_io_errors(c) >= v)
-		hc_cache_set_fail(c, false);
+		hc_cache_set_fail(c, HC_FAIL_ERRORS);
 	return len;
 }
 

@@ -71,31 +71,40 @@ void hc_cache_set_io_error(struct hc_cache_set *c)
 	spin_unlock_irqrestore(&c->io_error_lock, flags);
 	/* A device removed (hot-unplugged) fails every I/O from now on. */
 	if (!disk_live(c->bdev->bd_disk))
-		hc_cache_set_fail(c, true);
+		hc_cache_set_fail(c, HC_FAIL_REMOVED);
 	else if (limit && n >= limit)
-		hc_cache_set_fail(c, false);
+		hc_cache_set_fail(c, HC_FAIL_ERRORS);
 }
 
 /**
  * hc_cache_set_fail() - fail the set: stop using its cache device
  * @c: a registered set; any context
- * @removed: why: the device is gone, rather than past io_error_limit
+ * @why: the reason, for the log
  *
  * Latches the failure, logs it once, and leaves the rest to
- * hc_cache_set_fail_work().
+ * hc_cache_set_fail_work(). A set still loading is left alone: its load
+ * fails by itself.
  */
-void hc_cache_set_fail(struct hc_cache_set *c, bool removed)
+void hc_cache_set_fail(struct hc_cache_set *c, enum hc_fail_reason why)
 {
-	if (test_and_set_bit(HC_SET_FAILED, &c->flags))
+	if (READ_ONCE(c->load.phase) ||
+	    test_and_set_bit(HC_SET_FAILED, &c->flags))
 		return;
-	if (removed)
+	switch (why) {
+	case HC_FAIL_REMOVED:
 		pr_crit("%pg: cache set %pU failed: the cache device was removed; going on without it\n",
 			c->bdev, c->sb.set_uuid);
-	else
+		break;
+	case HC_FAIL_METADATA:
+		pr_crit("%pg: cache set %pU failed: its metadata can no longer be written; going on without the cache device\n",
+			c->bdev, c->sb.set_uuid);
+		break;
+	default:
 		pr_crit("%pg: cache set %pU failed: %u I/O errors (io_error_limit %u, io_error_halflife %u s); going on without the cache device\n",
 			c->bdev, c->sb.set_uuid, hc_cache_set_io_errors(c),
 			READ_ONCE(c->io_error_limit),
 			READ_ONCE(c->io_error_halflife));
+	}
 	kobject_get(&c->kobj);
 	if (!queue_work(hc_wq, &c->fail_work))
 		kobject_put(&c->kobj);
@@ -165,7 +174,8 @@ static void hc_backing_cache_failed(struct hc_backing *b, struct hc_cache_set *c
  * hc_cache_set_fail_work() - what a failed set does to its devices
  * @work: the set's fail_work
  *
- * Metadata writes stop at once; every attached backing device stops or
+ * Metadata writes stop at once (if not already: HC_FAIL_METADATA); every
+ * attached backing device stops or
  * goes on alone (hc_backing_cache_failed()); then the set stops.
  */
 void hc_cache_set_fail_work(struct work_struct *work)
@@ -175,7 +185,8 @@ void hc_cache_set_fail_work(struct work_struct *work)
 	struct hc_backing *b, *tmp;
 
 	mutex_lock(&hc_register_lock);
-	if (!list_empty(&c->list)) {
+	/* Published (not loading) and not stopped meanwhile. */
+	if (!list_empty(&c->list) && !c->load.phase) {
 		down_write(&c->meta_lock);
 		c->meta_failed = true;
 		up_write(&c->meta_lock);

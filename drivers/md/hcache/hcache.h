@@ -132,7 +132,8 @@
  * write. Hits, misses and bypasses are counted per device and per set
  * over four windows. Detach and stop unpublish io_cache, wait an RCU
  * grace period, then wait for every request and promotion (io_active).
- * A set whose metadata failed (meta_failed) passes I/O straight through.
+ * A set whose metadata failed (meta_failed) passes I/O straight through
+ * until its failure (fail.c) detaches or stops its devices.
  *
  * GARBAGE COLLECTION (gc.c)
  *
@@ -153,8 +154,9 @@
  * FAILURE (fail.c)
  *
  * Every cache device error or corruption (hc_cache_set_error()) counts
- * against io_error_limit, halved per io_error_halflife. At the limit, or
- * at the first error once the device was removed, the set fails once:
+ * against io_error_limit, halved per io_error_halflife. At the limit, at
+ * the first error once the device was removed, or at the first metadata
+ * write that fails (hc_meta_io()), the set fails once:
  * meta_failed is latched, each attached backing device with dirty data
  * stops (its superblock stays dirty), each other one goes on in
  * passthrough, its superblock first marked stale with a new invalidation
@@ -548,6 +550,13 @@ struct hc_load_progress {
 #define HC_IO_ERROR_LIMIT		64
 #define HC_IO_ERROR_HALFLIFE		60
 
+/* Why a cache set failed (hc_cache_set_fail()). */
+enum hc_fail_reason {
+	HC_FAIL_ERRORS,		/* io_errors reached io_error_limit */
+	HC_FAIL_REMOVED,	/* the cache device was removed */
+	HC_FAIL_METADATA,	/* a metadata write or update failed */
+};
+
 /* hc_backing.stop_when_cache_set_failed */
 enum hc_stop_policy {
 	HC_STOP_AUTO,		/* stop only a device with dirty data */
@@ -819,7 +828,7 @@ void hc_cache_set_meta_fail(struct hc_cache_set *c);
 /* fail.c */
 u32 hc_cache_set_io_errors(struct hc_cache_set *c);
 void hc_cache_set_io_error(struct hc_cache_set *c);
-void hc_cache_set_fail(struct hc_cache_set *c, bool removed);
+void hc_cache_set_fail(struct hc_cache_set *c, enum hc_fail_reason why);
 void hc_cache_set_fail_work(struct work_struct *work);
 
 /* cache_set_sysfs.c */
