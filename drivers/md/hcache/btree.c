@@ -420,6 +420,32 @@ static const char *hc_node_interior_check(const struct hc_btree_node *n)
 }
 
 /*
+ * A sorted set of node @n at @off in c->read_buf fails its checksum. It is
+ * what a crash in the middle of appending it leaves when the journal
+ * entries from its journal_seq on are still to be replayed (a node write
+ * pins them) and nothing of the node was written after it. Return NULL
+ * for that, else why it is damage.
+ */
+static const char *hc_node_bad_set(struct hc_cache_set *c,
+				   const struct hc_btree_node *n,
+				   const struct hc_bset_disk *d, u32 off,
+				   u32 bytes)
+{
+	if (le64_to_cpu(d->journal_seq) < c->journal.last_seq)
+		return "a sorted set fails its checksum, and the journal no longer holds its keys";
+	for (off += c->block_size; off + sizeof(*d) <= bytes;
+	     off += c->block_size) {
+		const struct hc_bset_disk *next = c->read_buf + off;
+
+		if (le64_to_cpu(next->magic) ==
+		    (c->set_magic ^ HC_BSET_MAGIC) &&
+		    le64_to_cpu(next->node_seq) == n->node_seq)
+			return "a sorted set fails its checksum, and later ones follow it";
+	}
+	return NULL;
+}
+
+/*
  * Read the node @ptr points at, expected at @level covering (@min, @max]:
  * the header, then each sorted set of this node_seq, merged oldest first.
  * The node cache lock is held: it guards read_buf and the scratch arrays.
@@ -477,6 +503,17 @@ static int hc_node_read(struct hc_cache_set *c, u64 ptr, u8 level,
 		set.keep_whiteouts = true;
 		ret = hc_bset_decode(d, bytes - off, c->set_magic,
 				     c->cache_sectors, &set, &info, &why);
+		/*
+		 * A set of this node failing its checksum is a torn last
+		 * append only if the journal still holds its keys and no
+		 * set of this node follows; else it is damage.
+		 */
+		if (ret == -EBADMSG &&
+		    le64_to_cpu(d->node_seq) == n->node_seq) {
+			why = hc_node_bad_set(c, n, d, off, bytes);
+			if (why)
+				goto corrupt_free;
+		}
 		/* Never written, torn, or left from an earlier node: the end. */
 		if (ret == -EINVAL || ret == -EBADMSG ||
 		    (!ret && info.node_seq != n->node_seq))
