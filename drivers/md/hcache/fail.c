@@ -12,6 +12,119 @@
 #include "hcache.h"
 
 #include <linux/module.h>
+#include <linux/slab.h>
+
+/*
+ * The dirty ranges that backing devices stopped by a failed set left in
+ * its cache, for /sys/fs/hcache/failed_dirty: one line per range, a page
+ * at most; hc_register_lock. Kept until the module is unloaded.
+ */
+static char *hc_failed_dirty;
+static size_t hc_failed_dirty_len;
+
+/* Ranges logged per device; the rest are in failed_dirty only. */
+#define HC_FAILED_DIRTY_LOGGED	8U
+
+struct hc_dirty_ranges {
+	struct hc_backing	*b;
+	u64			start;
+	u64			end;	/* 0: no range open */
+	u64			nr;
+	u64			omitted;
+};
+
+static void hc_dirty_range_close(struct hc_dirty_ranges *r)
+{
+	size_t room = PAGE_SIZE - hc_failed_dirty_len;
+	int n;
+
+	if (!r->end)
+		return;
+	if (r->nr < HC_FAILED_DIRTY_LOGGED)
+		pr_crit("%pg:   dirty sectors %llu-%llu\n", r->b->bdev, r->start,
+			r->end - 1);
+	r->nr++;
+	n = hc_failed_dirty ? snprintf(hc_failed_dirty + hc_failed_dirty_len,
+				       room, "%pg %pU %llu-%llu\n", r->b->bdev,
+				       r->b->sb.dev_uuid, r->start,
+				       r->end - 1) : room;
+	if (n < room)
+		hc_failed_dirty_len += n;
+	else
+		r->omitted++;
+	if (hc_failed_dirty)
+		hc_failed_dirty[hc_failed_dirty_len] = 0;
+	r->end = 0;
+}
+
+static int hc_dirty_range_key(void *priv, const struct hc_key *k)
+{
+	struct hc_dirty_ranges *r = priv;
+	u64 start = k->end - k->size;
+
+	if (!(k->flags & HC_KEY_DIRTY) || !k->nr_ptrs)
+		return 0;
+	if (r->end && start == r->end) {
+		r->end = k->end;
+		return 0;
+	}
+	hc_dirty_range_close(r);
+	r->start = start;
+	r->end = k->end;
+	return 0;
+}
+
+/*
+ * Log @b's dirty ranges in @c (the first few) and add them all to
+ * failed_dirty. Nodes not cached are read; on a failing device the list
+ * may end early, which the log says.
+ */
+static void hc_failed_dirty_note(struct hc_backing *b, struct hc_cache_set *c)
+{
+	struct hc_dirty_ranges r = { .b = b };
+	u64 pos = 0;
+	int ret;
+
+	lockdep_assert_held(&hc_register_lock);
+	if (!hc_failed_dirty)
+		hc_failed_dirty = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	down_read(&c->meta_lock);
+	do {
+		ret = hc_btree_scan(c, b->id, &pos, 64, hc_dirty_range_key, &r);
+	} while (ret == 1);
+	up_read(&c->meta_lock);
+	hc_dirty_range_close(&r);
+	if (ret < 0)
+		pr_crit("%pg:   (the list ends early: the tree could not be read, error %d)\n",
+			b->bdev, ret);
+	pr_crit("%pg:   %llu dirty ranges in all (sectors of the hcache device)%s\n",
+		b->bdev, r.nr,
+		r.omitted ? "; /sys/fs/hcache/failed_dirty is full" :
+			    ", listed in /sys/fs/hcache/failed_dirty");
+}
+
+/**
+ * hc_failed_dirty_show() - the sysfs file /sys/fs/hcache/failed_dirty
+ * @buf: a page
+ *
+ * Return: bytes written.
+ */
+ssize_t hc_failed_dirty_show(char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&hc_register_lock);
+	n = sysfs_emit(buf, "%s", hc_failed_dirty ?: "");
+	mutex_unlock(&hc_register_lock);
+	return n;
+}
+
+/* At module unload. */
+void hc_failed_dirty_exit(void)
+{
+	kfree(hc_failed_dirty);
+	hc_failed_dirty = NULL;
+}
 
 /* Forget half the errors counted for each half-life gone by. */
 static void hc_io_errors_decay(struct hc_cache_set *c, unsigned long now)
@@ -150,6 +263,7 @@ static void hc_backing_cache_failed(struct hc_backing *b, struct hc_cache_set *c
 	if (dirty) {
 		pr_crit("%pg: stopping: its failed cache set %pU holds %llu KiB of its data not yet written back, lost unless the cache device is registered again\n",
 			b->bdev, c->sb.set_uuid, kib);
+		hc_failed_dirty_note(b, c);
 		hc_backing_stop(b);
 		return;
 	}

@@ -158,7 +158,8 @@
  * the first error once the device was removed, or at the first metadata
  * write that fails (hc_meta_io()), the set fails once:
  * meta_failed is latched, each attached backing device with dirty data
- * stops (its superblock stays dirty), each other one goes on in
+ * stops (its superblock stays dirty; its dirty ranges are logged and kept
+ * in failed_dirty), each other one goes on in
  * passthrough, its superblock first marked stale with a new invalidation
  * generation (or stops, if stop_when_cache_set_failed is always), and the
  * set stops. A failed read of clean data is retried from the backing
@@ -830,6 +831,8 @@ u32 hc_cache_set_io_errors(struct hc_cache_set *c);
 void hc_cache_set_io_error(struct hc_cache_set *c);
 void hc_cache_set_fail(struct hc_cache_set *c, enum hc_fail_reason why);
 void hc_cache_set_fail_work(struct work_struct *work);
+ssize_t hc_failed_dirty_show(char *buf);
+void hc_failed_dirty_exit(void);
 
 /* cache_set_sysfs.c */
 extern const struct kobj_type hc_cache_set_ktype;

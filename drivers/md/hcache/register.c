@@ -2,7 +2,7 @@
 /*
  * register.c: bringing devices into hcache and taking them out:
  * /sys/fs/hcache/{register,register_quiet,register_async,loading,
- * pendings_cleanup}, the list of
+ * failed_dirty,pendings_cleanup}, the list of
  * registered devices, and the reboot notifier that stops them all.
  */
 
@@ -286,6 +286,12 @@ static ssize_t loading_show(struct kobject *k, struct kobj_attribute *attr,
 	return hc_cache_set_loading_show(buf);
 }
 
+static ssize_t failed_dirty_show(struct kobject *k,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return hc_failed_dirty_show(buf);
+}
+
 static ssize_t pendings_cleanup_store(struct kobject *k,
 				      struct kobj_attribute *attr,
 				      const char *buf, size_t len)
@@ -304,6 +310,7 @@ static struct kobj_attribute hc_register_attr = __ATTR_WO(register);
 static struct kobj_attribute hc_register_quiet_attr = __ATTR_WO(register_quiet);
 static struct kobj_attribute hc_register_async_attr = __ATTR_WO(register_async);
 static struct kobj_attribute hc_loading_attr = __ATTR_RO(loading);
+static struct kobj_attribute hc_failed_dirty_attr = __ATTR_RO(failed_dirty);
 static struct kobj_attribute hc_pendings_cleanup_attr =
 	__ATTR_WO(pendings_cleanup);
 
@@ -312,6 +319,7 @@ static struct attribute *hc_root_attrs[] = {
 	&hc_register_quiet_attr.attr,
 	&hc_register_async_attr.attr,
 	&hc_loading_attr.attr,
+	&hc_failed_dirty_attr.attr,
 	&hc_pendings_cleanup_attr.attr,
 	NULL
 };
@@ -375,4 +383,5 @@ void hc_register_exit(void)
 	sysfs_remove_group(hc_root_kobj, &hc_root_group);
 	/* Drains the last load's work, which may have dropped our module. */
 	hc_cache_set_load_exit();
+	hc_failed_dirty_exit();
 }

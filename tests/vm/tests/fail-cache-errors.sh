@@ -5,7 +5,8 @@
 # all answered right, from the backing device; the errors reach
 # io_error_limit and the set fails: wt goes on in passthrough, marked
 # stale, and keeps reading and writing right; wb stops (the log says how
-# much of its data was not written back) and so does al; the set stops.
+# much of its data was not written back, and which ranges, also listed in
+# /sys/fs/hcache/failed_dirty) and so does al; the set stops.
 # With the cache device repaired, registering it and wb brings wb's dirty
 # data back, and wt attaches again under a new id, so the cache's old copy
 # of its data is never read.
@@ -13,6 +14,7 @@
 # expect-log: hcache: .*: cache set .*: (read|write|metadata|lookup|promotion).* failed
 # expect-log: hcache: .*: cache set .*: .*(error -5|update failed half way)
 # expect-log: hcache: .*: cache set .* failed: [0-9]+ I/O errors
+# expect-log: hcache: .*:   (dirty sectors|[0-9]+ dirty ranges|\(the list ends early)
 # expect-log: hcache: .*: stopping: its (failed )?cache set
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
@@ -93,6 +95,11 @@ cmp -s /tmp/wt.2 <(dd if=/dev/$h_wt bs=1M count=8 iflag=direct status=none) ||
 dmesg | grep -q "stopping: its failed cache set $IO_UUID holds [1-9][0-9]* KiB of its data not yet written back" ||
 	hc_fail "no line saying how much of wb's data was not written back: $(dmesg | grep stopping)"
 hc_kmsg_has "stopping: its cache set $IO_UUID failed (stop_when_cache_set_failed is always)"
+# failed_dirty lists wb's dirty ranges, as many bytes as dirty_data said.
+listed=$(awk -v d="${wb#/dev/}" '$1 == d { split($3, r, "-"); n += r[2] - r[1] + 1 } END { print n * 512 }' /sys/fs/hcache/failed_dirty)
+[ "$listed" = "$dirty" ] ||
+	hc_fail "failed_dirty lists $listed bytes of wb, dirty_data was $dirty: $(cat /sys/fs/hcache/failed_dirty)"
+hc_kmsg_has "dirty ranges in all (sectors of the hcache device), listed in /sys/fs/hcache/failed_dirty"
 hc_log "wt runs stale and right; wb and al stopped: $(dmesg | grep -o 'holds [0-9]* KiB of its data not yet written back' | head -1)"
 
 # Repaired: the set comes back; wb's dirty data with it; wt under a new id.

@@ -9,6 +9,7 @@
 # expect-log: hcache: .*: cache set .*: .*failed
 # expect-log: hcache: .*: cache set .*: .*(error -5|update failed half way)
 # expect-log: hcache: .*: cache set .* failed: its metadata can no longer be written
+# expect-log: hcache: .*:   (dirty sectors|[0-9]+ dirty ranges|\(the list ends early)
 # expect-log: hcache: .*: stopping: its failed cache set
 
 . "$HC_ROOT/tests/vm/io-lib.sh"

@@ -9,6 +9,7 @@
 # expect-log: hcache: .*: cache set .*: (read|write|metadata|lookup|promotion|writeback).* failed
 # expect-log: hcache: .*: cache set .*: .*(error -5|error -6|update failed half way)
 # expect-log: hcache: .*: cache set .* failed: the cache device was removed
+# expect-log: hcache: .*:   (dirty sectors|[0-9]+ dirty ranges|\(the list ends early)
 # expect-log: hcache: .*: stopping: its failed cache set
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
