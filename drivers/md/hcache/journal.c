@@ -91,6 +91,8 @@ void hc_journal_exit(struct hc_cache_set *c)
 	kvfree(j->bucket_seq);
 	kvfree(j->buf);
 	kvfree(j->keys);
+	/* Left by a registration that failed between reading and replay. */
+	kvfree(j->replay);
 }
 
 /* Decode an entry of this set into @keys, of the journal's capacity. */

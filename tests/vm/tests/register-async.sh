@@ -43,16 +43,16 @@ hc_wait test ! -e "$set"
 hc_wait test ! -e "$bsys"
 hc_log "$(wc -l </tmp/keys) keys in $nodes nodes"
 
-# Every I/O to the cache device now takes 40 ms.
+# slow_cache MS: every I/O to the cache device now takes MS ms.
 slow_cache() {
 	echo 0 >"$cfs/power"
 	echo 2 >"$cfs/irqmode"
-	echo 40000000 >"$cfs/completion_nsec"
+	echo "$1"000000 >"$cfs/completion_nsec"
 	echo 1 >"$cfs/power"
 	udevadm settle 2>/dev/null || true
 	[ -b "$cdev" ] || hc_fail "$cdev did not come back after power on"
 }
-slow_cache
+slow_cache 40
 
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))
@@ -132,7 +132,10 @@ hc_log "register returned in $sync_ms ms, with the set up (load $(load_ms) ms)"
 hc_write "$set/stop" 1
 hc_wait test ! -e "$set"
 
-# udev: the add event's worker does not wait for the load.
+# udev: the add event's worker does not wait for the load, made three
+# times longer here, as udev's own work for the event (blkid, probe-hcache)
+# takes seconds on a debug kernel.
+slow_cache 120
 hc_udev_install_rules
 hc_udev_start
 t0=$(now_ms)
