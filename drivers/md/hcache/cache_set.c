@@ -625,6 +625,9 @@ ssize_t hc_cache_set_loading_show(char *buf)
 		const char *phase = READ_ONCE(c->load.phase);
 		u64 total = READ_ONCE(c->load.total);
 
+		/* A line is under 128 bytes; a page holds dozens of loads. */
+		if (n > PAGE_SIZE - 128)
+			break;
 		n += sysfs_emit_at(buf, n, "%pg %pU %s %llu", c->bdev,
 				   c->sb.set_uuid, phase ?: "publish",
 				   READ_ONCE(c->load.done));
