@@ -421,16 +421,21 @@ static const char *hc_node_interior_check(const struct hc_btree_node *n)
 
 /*
  * A sorted set of node @n at @off in c->read_buf fails its checksum. It is
- * what a crash in the middle of appending it leaves when the journal
- * entries from its journal_seq on are still to be replayed (a node write
- * pins them) and nothing of the node was written after it. Return NULL
- * for that, else why it is damage.
+ * what a crash in the middle of appending it leaves when the set is read
+ * at registration, before the replay, the journal entries from its
+ * journal_seq on are still to be replayed (a node write pins them) and
+ * nothing of the node was written after it; the replay then dirties the
+ * node, whose next append overwrites the torn one. Return NULL for that,
+ * else why it is damage. Read at any other time it is damage: nothing
+ * would bring its keys back.
  */
 static const char *hc_node_bad_set(struct hc_cache_set *c,
 				   const struct hc_btree_node *n,
 				   const struct hc_bset_disk *d, u32 off,
 				   u32 bytes)
 {
+	if (!READ_ONCE(c->load.phase))
+		return "a sorted set fails its checksum";
 	if (le64_to_cpu(d->journal_seq) < c->journal.last_seq)
 		return "a sorted set fails its checksum, and the journal no longer holds its keys";
 	for (off += c->block_size; off + sizeof(*d) <= bytes;

@@ -287,6 +287,8 @@ static int hc_cache_set_publish(struct hc_cache_set *c, bool fresh)
 	int ret;
 
 	lockdep_assert_held(&hc_register_lock);
+	/* From here a failure of the set is handled as for any other. */
+	WRITE_ONCE(c->load.phase, NULL);
 	ret = kobject_add(&c->kobj, hc_root_kobj, "%pU", c->sb.set_uuid);
 	if (ret)
 		return ret;
@@ -319,7 +321,6 @@ static int hc_cache_set_publish(struct hc_cache_set *c, bool fresh)
 		goto out_del_cache;
 	}
 	hc_debugfs_add_set(c);
-	WRITE_ONCE(c->load.phase, NULL);
 	list_add_tail(&c->list, &hc_cache_sets);
 	kobject_uevent(&c->kobj, KOBJ_ADD);
 
@@ -384,6 +385,16 @@ int hc_load_step(struct hc_cache_set *c)
 	return READ_ONCE(hc_shutting_down) ? -ESHUTDOWN : 0;
 }
 
+/* What a load that fails releases before its set is freed. */
+static void hc_cache_set_load_release(struct hc_cache_set *c)
+{
+	if (!c->bdev)
+		return;
+	cancel_delayed_work_sync(&c->journal.work);
+	hc_bdev_close(&c->handle);
+	c->bdev = NULL;
+}
+
 /*
  * The slow part of registering a cache device: read the journal, the
  * chain, the table and the tree, replay, check; then publish the set
@@ -421,20 +432,33 @@ static void hc_cache_set_load_work(struct work_struct *work)
 			       c->bdev, c->sb.set_uuid, ret);
 	}
 
+	/*
+	 * A failed load releases the device while still on the loading
+	 * list, so that registering it again right after cannot find it
+	 * registered yet held.
+	 */
+	if (ret)
+		hc_cache_set_load_release(c);
 	mutex_lock(&hc_register_lock);
 	list_del_init(&c->list);
-	if (!ret && hc_shutting_down)
+	if (!ret && hc_shutting_down) {
 		ret = -ESHUTDOWN;
-	if (!ret)
+		hc_cache_set_load_release(c);
+	}
+	if (!ret) {
 		ret = hc_cache_set_publish(c, fresh);
-	mutex_unlock(&hc_register_lock);
-
+		if (ret)
+			hc_cache_set_load_release(c);
+	}
+	/*
+	 * Completed under the lock: once it is dropped, a published set may
+	 * be stopped and freed at any time (its reference is the set's own).
+	 */
 	c->load_ret = ret;
 	complete(&c->loaded);
+	mutex_unlock(&hc_register_lock);
 	if (!ret)
 		return;
-	cancel_delayed_work_sync(&c->journal.work);
-	hc_bdev_close(&c->handle);
 	kobject_put(&c->kobj);
 	module_put(THIS_MODULE);
 }
@@ -570,6 +594,7 @@ int hc_cache_register(const char *path, dev_t devt,
 
 	c->load.start = jiffies;
 	c->load.phase = "queued";
+	snprintf(c->load.dev, sizeof(c->load.dev), "%pg", c->bdev);
 	list_add_tail(&c->list, &hc_cache_sets_loading);
 	__module_get(THIS_MODULE);
 	if (wait) {
@@ -628,7 +653,7 @@ ssize_t hc_cache_set_loading_show(char *buf)
 		/* A line is under 128 bytes; a page holds dozens of loads. */
 		if (n > PAGE_SIZE - 128)
 			break;
-		n += sysfs_emit_at(buf, n, "%pg %pU %s %llu", c->bdev,
+		n += sysfs_emit_at(buf, n, "%s %pU %s %llu", c->load.dev,
 				   c->sb.set_uuid, phase ?: "publish",
 				   READ_ONCE(c->load.done));
 		if (total)

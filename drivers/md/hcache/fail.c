@@ -224,18 +224,15 @@ void hc_cache_set_fail(struct hc_cache_set *c, enum hc_fail_reason why)
 }
 
 /*
- * @b keeps running without its failed set: in passthrough, stale.
- * The superblock is written first: were the machine to crash after the
- * first write here reached the backing device, the set must not come back
- * trusting keys that the write made stale. Return: 0 or -errno.
+ * Mark @b stale with a new invalidation generation, so that when its set
+ * returns it attaches under a new id and the cache's keys for it are
+ * dead. Return: 0 or -errno.
  */
-static int hc_backing_go_on_alone(struct hc_backing *b)
+static int hc_backing_mark_stale(struct hc_backing *b)
 {
 	struct hc_sb old;
 	int ret;
 
-	lockdep_assert_held(&hc_register_lock);
-	hc_request_detach(b);
 	mutex_lock(&b->sb_lock);
 	old = b->sb;
 	b->sb.backing.state = HC_STATE_STALE;
@@ -244,8 +241,25 @@ static int hc_backing_go_on_alone(struct hc_backing *b)
 	if (ret)
 		b->sb = old;
 	mutex_unlock(&b->sb_lock);
+	return ret;
+}
+
+/*
+ * @b keeps running without its failed set: in passthrough, stale.
+ * The superblock is written first: were the machine to crash after the
+ * first write here reached the backing device, the set must not come back
+ * trusting keys that the write made stale. Return: 0 or -errno.
+ */
+static int hc_backing_go_on_alone(struct hc_backing *b)
+{
+	int ret;
+
+	lockdep_assert_held(&hc_register_lock);
+	/* Until then its requests fail (meta_failed): none reaches it. */
+	ret = hc_backing_mark_stale(b);
 	if (ret)
 		return ret;
+	hc_request_detach(b);
 	hc_backing_unlink(b);
 	if (b->disk)
 		hc_backing_uevent(b);
@@ -255,11 +269,20 @@ static int hc_backing_go_on_alone(struct hc_backing *b)
 /* Stop @b, or let it go on alone, as its policy and dirty data say. */
 static void hc_backing_cache_failed(struct hc_backing *b, struct hc_cache_set *c)
 {
-	bool dirty = READ_ONCE(b->sb.backing.state) == HC_STATE_DIRTY;
 	u64 kib = hc_writeback_dirty_sectors(b) >> 1;
+	bool dirty;
 	int ret;
 
 	lockdep_assert_held(&hc_register_lock);
+	/*
+	 * Writeback turning the device clean writes the state clean before
+	 * it checks for dirty sectors, and puts dirty back if it finds some:
+	 * either says dirty.
+	 */
+	mutex_lock(&b->sb_lock);
+	dirty = b->sb.backing.state == HC_STATE_DIRTY;
+	mutex_unlock(&b->sb_lock);
+	dirty |= kib != 0;
 	if (dirty) {
 		pr_crit("%pg: stopping: its failed cache set %pU holds %llu KiB of its data not yet written back, lost unless the cache device is registered again\n",
 			b->bdev, c->sb.set_uuid, kib);
@@ -270,6 +293,9 @@ static void hc_backing_cache_failed(struct hc_backing *b, struct hc_cache_set *c
 	if (b->stop_when_cache_set_failed == HC_STOP_ALWAYS) {
 		pr_err("%pg: stopping: its cache set %pU failed (stop_when_cache_set_failed is always); it holds no dirty data\n",
 		       b->bdev, c->sb.set_uuid);
+		/* Whatever reached it last must not be shadowed on return. */
+		if (hc_backing_mark_stale(b))
+			pr_err("%pg: cannot mark it stale\n", b->bdev);
 		hc_backing_stop(b);
 		return;
 	}

@@ -533,6 +533,8 @@ struct hc_gc {
  * @done: nodes walked, or journal entries replayed, in this step
  * @total: out of how many; 0 if not known beforehand
  * @start: jiffies when the registration was accepted
+ * @dev: the cache device's name (it is released before a failed load
+ *	leaves the list)
  *
  * Written by the loading work alone (WRITE_ONCE), read by the sysfs file
  * "loading" under hc_register_lock, which keeps the set on the list.
@@ -542,6 +544,7 @@ struct hc_load_progress {
 	u64		done;
 	u64		total;
 	unsigned long	start;
+	char		dev[32];
 };
 
 /* hc_cache_set.flags */

@@ -61,8 +61,9 @@ static bool hc_is_registered(dev_t devt)
 	list_for_each_entry(c, &hc_cache_sets, list)
 		if (c->bdev->bd_dev == devt)
 			return true;
+	/* A failed load releases its device before leaving the list. */
 	list_for_each_entry(c, &hc_cache_sets_loading, list)
-		if (c->bdev->bd_dev == devt)
+		if (c->bdev && c->bdev->bd_dev == devt)
 			return true;
 	return false;
 }

@@ -53,7 +53,8 @@
  * request sees the set, drops the count it held for being attached, then
  * waits for the last request or promotion to complete io_drained.
  * Requests complete even if the set fails: from then on (meta_failed)
- * the device runs in passthrough.
+ * they fail with an I/O error, until the failure (fail.c) has marked the
+ * device stale or stopped it, and detached it.
  */
 
 #include "hcache.h"
@@ -990,8 +991,8 @@ static void hc_write_backing_only(struct hc_request *req, bool fua)
 		if (!ret && fua)
 			ret = hc_journal_write(c);
 		up_write(&c->meta_lock);
-		/* A failed set is never read again. */
-		if (ret && !READ_ONCE(c->meta_failed))
+		/* The cache may still vouch for older data: an error. */
+		if (ret)
 			hc_request_set_error(req, BLK_STS_IOERR);
 		return;
 	}
@@ -1001,7 +1002,7 @@ static void hc_write_backing_only(struct hc_request *req, bool fua)
 			ret = hc_journal_write(c);
 		up_write(&c->meta_lock);
 	}
-	if (ret && !READ_ONCE(c->meta_failed)) {
+	if (ret) {
 		hc_request_set_error(req, BLK_STS_IOERR);
 		return;
 	}
@@ -1222,19 +1223,6 @@ static void hc_write(struct hc_request *req)
 
 /* ---- Requests ----------------------------------------------------------- */
 
-/* The set failed: no metadata can be trusted or written; passthrough. */
-static void hc_request_passthrough(struct hc_request *req)
-{
-	int ret;
-
-	if ((req->bio->bi_opf & REQ_PREFLUSH) && !bio_sectors(req->bio)) {
-		ret = blkdev_issue_flush(req->b->bdev);
-		hc_request_set_error(req, errno_to_blk_status(ret));
-		return;
-	}
-	hc_to_backing(req, 0);
-}
-
 /* The mode, the sequential detector and the bypass decision. */
 static void hc_request_prepare(struct hc_request *req)
 {
@@ -1265,8 +1253,15 @@ static void hc_request_work(struct work_struct *work)
 {
 	struct hc_request *req = container_of(work, struct hc_request, work);
 
+	/*
+	 * A set that cannot write metadata any more is failing (fail.c):
+	 * passing I/O through now would let the backing device move on
+	 * while the cache's keys still vouch for older data. Fail it until
+	 * the failure has marked the device stale (or stopped it) and
+	 * detached it, after which its I/O takes the uncached path.
+	 */
 	if (READ_ONCE(req->c->meta_failed)) {
-		hc_request_passthrough(req);
+		hc_request_set_error(req, BLK_STS_IOERR);
 		hc_request_end(req);
 		return;
 	}
