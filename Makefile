@@ -9,6 +9,7 @@
 #   make check-debug     the VM tests on a KASAN/lockdep/kmemleak kernel
 #   make check T=NAME    only the tests whose name contains NAME
 #   make demo            boot a VM and show hcache at work
+#   make bench           hcache against bcache, dm-cache, raw disks (KERNELS=)
 #   make install         install the module, tools, rules and man pages
 #
 # KDIR=<kernel build dir> builds for that kernel. Without it: the running
@@ -32,7 +33,7 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-.PHONY: all modules tools deps check check-long check-debug unit demo install uninstall clean help
+.PHONY: all modules tools deps check check-long check-debug unit demo bench install uninstall clean help
 
 all: modules tools
 
@@ -74,6 +75,13 @@ check-debug: deps
 demo: deps
 	./tests/demo.sh
 
+# One guest per kernel runs the same fio jobs on hcache, stock bcache,
+# dm-cache, dm-writecache and the raw disks (tests/bench/); the report and
+# plots go to bench-results/<date>-<kernel>/, after building hcache.ko and
+# the tools. KERNELS="6.12 6.1" picks kernels (default: 6.12).
+bench: deps modules tools
+	KERNELS="$(KERNELS)" ./tests/bench/run.sh
+
 install: all
 	./scripts/install.sh install "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" $(KDIRS)
 
@@ -86,4 +94,4 @@ clean:
 	$(MAKE) -C tests/unit clean
 
 help:
-	@sed -n '3,17s/^# \{0,1\}//p' Makefile
+	@sed -n '3,18s/^# \{0,1\}//p' Makefile
