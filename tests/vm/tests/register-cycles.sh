@@ -14,22 +14,30 @@ hc_load
 
 # Counts made exact first: shrinking a cache empties its per-cpu slabs,
 # whose free objects /proc/slabinfo would otherwise count as in use. Any
-# allocation between the shrink and the read (this shell's own) gives a
-# cache a per-cpu slab again, a whole slab of "active" objects (512 for
-# kmalloc-8); so the count is the least of five reads, which a leak moves
-# and such noise seldom does in all five.
+# allocation between the shrink and the read gives a cache a per-cpu slab
+# again, a whole slab of "active" objects (512 for kmalloc-8): so nothing
+# in between forks (bash builtins only, the file read with `read`), and
+# the count is the least of five reads, which a leak moves and such noise
+# seldom does in all five.
 slab_sample() {
+	local f name active rest
 	echo 3 >/proc/sys/vm/drop_caches
 	for f in /sys/kernel/slab/*/shrink; do
 		echo 1 >"$f" 2>/dev/null || true
 	done
-	awk '/^(kmalloc|bio|biovec|bio-)/ { print $1, $2 }' /proc/slabinfo
+	while read -r name active rest; do
+		case $name in
+		kmalloc* | bio*) echo "$name $active" ;;
+		esac
+	done </proc/slabinfo
 }
 
 slab_objects() {
-	for _ in 1 2 3 4 5; do
-		slab_sample
-	done | awk '!($1 in min) || $2 < min[$1] { min[$1] = $2 }
+	local i
+	for i in 1 2 3 4 5; do
+		slab_sample >"/tmp/slab.$i"
+	done
+	cat /tmp/slab.[1-5] | awk '!($1 in min) || $2 < min[$1] { min[$1] = $2 }
 		END { for (c in min) print c, min[c] }' | sort
 }
 
