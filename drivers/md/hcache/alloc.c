@@ -31,17 +31,6 @@ const char * const hc_replacement_names_table[HC_REPL_NR] = {
 };
 
 /**
- * hc_replacement_name() - name of a replacement policy
- * @repl: HC_REPL_*
- *
- * Return: a constant string; "invalid" for an unknown policy.
- */
-const char *hc_replacement_name(unsigned int repl)
-{
-	return repl < HC_REPL_NR ? hc_replacement_names_table[repl] : "invalid";
-}
-
-/**
  * hc_alloc_init() - the buckets and free lists of a new set in memory
  * @c: the set, its geometry known
  * @fresh: the cache was just formatted: every bucket is usable as is

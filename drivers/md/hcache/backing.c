@@ -272,6 +272,32 @@ out_ida:
 }
 
 /**
+ * hc_backing_sb_mark_stale() - persist state stale and a new invalidation
+ *	generation
+ * @b: a registered backing device; its sb_lock held
+ *
+ * For a device that runs without its cache set: when the set returns, the
+ * device attaches under a new id, so the cache's keys for it are dead and
+ * never read or written back. On failure the superblock in memory is left
+ * as it was.
+ *
+ * Return: 0 or the error writing the superblock.
+ */
+int hc_backing_sb_mark_stale(struct hc_backing *b)
+{
+	struct hc_sb old = b->sb;
+	int ret;
+
+	lockdep_assert_held(&b->sb_lock);
+	b->sb.backing.state = HC_STATE_STALE;
+	b->sb.backing.inval_gen++;
+	ret = hc_backing_sb_write(b);
+	if (ret)
+		b->sb = old;
+	return ret;
+}
+
+/**
  * hc_backing_start() - export @b as /dev/hcacheN
  * @b: a registered, pending device; hc_register_lock must be held
  * @force: run even though the cache holds dirty data for @b
@@ -309,9 +335,7 @@ int hc_backing_start(struct hc_backing *b, bool force)
 		else
 			pr_notice("%pg: running without its cache set; its cached data will be dropped when the set returns\n",
 				  b->bdev);
-		bsb->state = HC_STATE_STALE;
-		bsb->inval_gen++;
-		ret = hc_backing_sb_write(b);
+		ret = hc_backing_sb_mark_stale(b);
 	}
 	mutex_unlock(&b->sb_lock);
 	if (ret)

@@ -96,17 +96,33 @@ static ssize_t label_store(struct hc_backing *b, const char *buf, size_t len)
 	return ret ? ret : len;
 }
 
-static ssize_t cache_mode_show(struct hc_backing *b, char *buf)
+/**
+ * hc_sysfs_choice_show() - a sysfs file choosing one of a few names
+ * @buf: the page
+ * @names: the names, in value order
+ * @nr: how many
+ * @cur: the current value, shown in brackets
+ *
+ * Return: bytes written: the names separated by spaces, and a newline.
+ */
+ssize_t hc_sysfs_choice_show(char *buf, const char * const *names,
+			     unsigned int nr, unsigned int cur)
 {
-	unsigned int mode = READ_ONCE(b->sb.backing.cache_mode);
 	ssize_t n = 0;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(hc_mode_names); i++)
-		n += sysfs_emit_at(buf, n, i == mode ? "[%s] " : "%s ",
-				   hc_mode_names[i]);
+	for (i = 0; i < nr; i++)
+		n += sysfs_emit_at(buf, n, i == cur ? "[%s] " : "%s ",
+				   names[i]);
 	buf[n - 1] = '\n';
 	return n;
+}
+
+static ssize_t cache_mode_show(struct hc_backing *b, char *buf)
+{
+	return hc_sysfs_choice_show(buf, hc_mode_names,
+				    ARRAY_SIZE(hc_mode_names),
+				    READ_ONCE(b->sb.backing.cache_mode));
 }
 
 static ssize_t cache_mode_store(struct hc_backing *b, const char *buf,
@@ -184,13 +200,9 @@ static const char * const hc_stop_policies[] = {
 static ssize_t stop_when_cache_set_failed_show(struct hc_backing *b,
 					       char *buf)
 {
-	unsigned int cur = READ_ONCE(b->stop_when_cache_set_failed);
-
-	return sysfs_emit(buf, "%s%s%s %s%s%s\n",
-			  cur == HC_STOP_AUTO ? "[" : "", "auto",
-			  cur == HC_STOP_AUTO ? "]" : "",
-			  cur == HC_STOP_ALWAYS ? "[" : "", "always",
-			  cur == HC_STOP_ALWAYS ? "]" : "");
+	return hc_sysfs_choice_show(buf, hc_stop_policies,
+				    ARRAY_SIZE(hc_stop_policies),
+				    READ_ONCE(b->stop_when_cache_set_failed));
 }
 
 static ssize_t stop_when_cache_set_failed_store(struct hc_backing *b,

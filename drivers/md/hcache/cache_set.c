@@ -498,8 +498,8 @@ static int hc_cache_set_unique(struct hc_cache_set *c)
 		hc_cache_set_in(&hc_cache_sets_loading, c->sb.set_uuid);
 	if (!other)
 		return 0;
-	pr_err("%pg: cannot register: cache set %pU is already registered, from %pg\n",
-	       c->bdev, c->sb.set_uuid, other->bdev);
+	pr_err("%pg: cannot register: cache set %pU is already registered, from %s\n",
+	       c->bdev, c->sb.set_uuid, other->load.dev);
 	return -EEXIST;
 }
 
@@ -580,6 +580,7 @@ int hc_cache_register(const char *path, dev_t devt,
 		ret = ret ?: -EINVAL;
 		goto out_close;
 	}
+	snprintf(c->load.dev, sizeof(c->load.dev), "%pg", c->bdev);
 	ret = hc_cache_set_unique(c);
 	if (!ret)
 		ret = hc_cache_set_geometry(c);
@@ -594,7 +595,6 @@ int hc_cache_register(const char *path, dev_t devt,
 
 	c->load.start = jiffies;
 	c->load.phase = "queued";
-	snprintf(c->load.dev, sizeof(c->load.dev), "%pg", c->bdev);
 	list_add_tail(&c->list, &hc_cache_sets_loading);
 	__module_get(THIS_MODULE);
 	if (wait) {

@@ -371,14 +371,8 @@ ATTRIBUTE_GROUPS(hc_cache_set_internal);
 static ssize_t cache_replacement_policy_show(struct hc_cache_set *c,
 					     char *buf)
 {
-	unsigned int i, cur = READ_ONCE(c->replacement);
-	ssize_t n = 0;
-
-	for (i = 0; i < HC_REPL_NR; i++)
-		n += sysfs_emit_at(buf, n, i == cur ? "[%s] " : "%s ",
-				   hc_replacement_name(i));
-	buf[n - 1] = '\n';
-	return n;
+	return hc_sysfs_choice_show(buf, hc_replacement_names_table,
+				    HC_REPL_NR, READ_ONCE(c->replacement));
 }
 
 /* Persist a cache superblock change made under both locks. */

@@ -223,23 +223,13 @@ void hc_cache_set_fail(struct hc_cache_set *c, enum hc_fail_reason why)
 		kobject_put(&c->kobj);
 }
 
-/*
- * Mark @b stale with a new invalidation generation, so that when its set
- * returns it attaches under a new id and the cache's keys for it are
- * dead. Return: 0 or -errno.
- */
+/* hc_backing_sb_mark_stale() under @b's sb_lock. */
 static int hc_backing_mark_stale(struct hc_backing *b)
 {
-	struct hc_sb old;
 	int ret;
 
 	mutex_lock(&b->sb_lock);
-	old = b->sb;
-	b->sb.backing.state = HC_STATE_STALE;
-	b->sb.backing.inval_gen++;
-	ret = hc_backing_sb_write(b);
-	if (ret)
-		b->sb = old;
+	ret = hc_backing_sb_mark_stale(b);
 	mutex_unlock(&b->sb_lock);
 	return ret;
 }

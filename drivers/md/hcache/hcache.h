@@ -533,8 +533,8 @@ struct hc_gc {
  * @done: nodes walked, or journal entries replayed, in this step
  * @total: out of how many; 0 if not known beforehand
  * @start: jiffies when the registration was accepted
- * @dev: the cache device's name (it is released before a failed load
- *	leaves the list)
+ * @dev: the cache device's name, kept for the set's life (a failed load
+ *	releases the device before it leaves the list)
  *
  * Written by the loading work alone (WRITE_ONCE), read by the sysfs file
  * "loading" under hc_register_lock, which keeps the set on the list.
@@ -767,6 +767,7 @@ void hc_backing_major_exit(void);
 struct hc_backing *hc_backing_alloc(void);
 int hc_backing_setup(struct hc_backing *b);
 int hc_backing_start(struct hc_backing *b, bool force);
+int hc_backing_sb_mark_stale(struct hc_backing *b);
 void hc_backing_stop(struct hc_backing *b);
 void hc_backing_stop_async(struct hc_backing *b);
 void hc_backing_put(struct hc_backing *b);
@@ -801,6 +802,8 @@ void hc_writeback_wake(struct hc_backing *b);
 /* backing_sysfs.c */
 extern const struct kobj_type hc_backing_ktype;
 void hc_backing_uevent(struct hc_backing *b);
+ssize_t hc_sysfs_choice_show(char *buf, const char * const *names,
+			     unsigned int nr, unsigned int cur);
 
 /* sb_io.c */
 int hc_sb_read_page(struct block_device *bdev, struct page *page);
@@ -863,7 +866,6 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 			       u64 end);
 u64 hc_buckets_available(struct hc_cache_set *c);
 u64 hc_dirty_sectors(struct hc_cache_set *c, u32 id);
-const char *hc_replacement_name(unsigned int repl);
 extern const char * const hc_replacement_names_table[HC_REPL_NR];
 
 /* gc.c */
