@@ -120,3 +120,21 @@ hc_size() {
 hc_kmsg_has() {
 	dmesg | grep -q -F -- "$1" || hc_fail "kernel log lacks: $1"
 }
+
+# hc_dm_create NAME TABLE: a device-mapper device of one table line (no
+# udevd needed); prints its /dev/dm-N node.
+hc_dm_create() {
+	local dev
+	dmsetup create --noudevsync "$1" --table "$2" || hc_fail "dmsetup create $1 failed"
+	dev=/dev/$(dmsetup info -c --noheadings -o blkdevname "$1")
+	hc_wait test -b "$dev"
+	echo "$dev"
+}
+
+# hc_dm_reload NAME TABLE: swap the table of device NAME, as a device that
+# starts or stops failing.
+hc_dm_reload() {
+	dmsetup suspend --noudevsync "$1" &&
+		dmsetup load "$1" --table "$2" &&
+		dmsetup resume --noudevsync "$1" || hc_fail "dmsetup: cannot load '$2' into $1"
+}

@@ -16,10 +16,7 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 cache=$(hc_nullb cache 64)
 raw=$(hc_nullb back 64)
 sectors=$(hc_size "$raw")
-dmsetup create --noudevsync hc_b --table "0 $sectors linear $raw 0" ||
-	hc_fail "dmsetup create hc_b"
-back=/dev/$(dmsetup info -c --noheadings -o blkdevname hc_b)
-hc_wait test -b "$back"
+back=$(hc_dm_create hc_b "0 $sectors linear $raw 0")
 "$(hc_tool make-hcache)" -C "$cache" -B "$back" --block 512 --bucket 64k >/dev/null
 IO_UUID=$("$(hc_tool hcache-super-show)" "$cache" | awk '$1 == "cset.uuid" { print $2 }')
 offset=$("$(hc_tool hcache-super-show)" "$raw" | awk '$1 == "backing.data_offset" { print $2 }')
@@ -37,9 +34,7 @@ cmp -s /tmp/a <(dd if=/dev/$h bs=64k count=64 iflag=direct status=none) ||
 	hc_fail "reads wrong before the failure"
 
 backing_fails() {
-	dmsetup suspend --noudevsync hc_b
-	dmsetup load hc_b --table "0 $sectors $1"
-	dmsetup resume --noudevsync hc_b
+	hc_dm_reload hc_b "0 $sectors $1"
 }
 backing_fails error
 

@@ -25,10 +25,7 @@ wt=$(hc_nullb wt 64)
 wb=$(hc_nullb wb 64)
 al=$(hc_nullb al 64)
 sectors=$(hc_size "$raw")
-dmsetup create --noudevsync hc_c --table "0 $sectors linear $raw 0" ||
-	hc_fail "dmsetup create hc_c"
-dmsetup mknodes hc_c
-cache=/dev/mapper/hc_c
+cache=$(hc_dm_create hc_c "0 $sectors linear $raw 0")
 "$(hc_tool make-hcache)" -C "$cache" -B "$wt" "$wb" "$al" --block 512 --bucket 64k >/dev/null
 IO_UUID=$("$(hc_tool hcache-super-show)" "$raw" | awk '$1 == "cset.uuid" { print $2 }')
 set=/sys/fs/hcache/$IO_UUID
@@ -66,9 +63,7 @@ hc_write "$set/io_error_limit" 16
 hc_log "three devices attached; wb dirty_data $dirty; io_error_limit 16"
 
 # The cache device fails.
-dmsetup suspend --noudevsync hc_c
-dmsetup load hc_c --table "0 $sectors error"
-dmsetup resume --noudevsync hc_c
+hc_dm_reload hc_c "0 $sectors error"
 cmp -s /tmp/wt.1 <(dd if=/dev/$h_wt bs=4k count=2048 iflag=direct status=none) ||
 	hc_fail "a read of wt's clean data went wrong on the failing cache"
 for _ in $(seq 300); do
@@ -103,9 +98,7 @@ hc_kmsg_has "dirty ranges in all (sectors of the hcache device), listed in /sys/
 hc_log "wt runs stale and right; wb and al stopped: $(dmesg | grep -o 'holds [0-9]* KiB of its data not yet written back' | head -1)"
 
 # Repaired: the set comes back; wb's dirty data with it; wt under a new id.
-dmsetup suspend --noudevsync hc_c
-dmsetup load hc_c --table "0 $sectors linear $raw 0"
-dmsetup resume --noudevsync hc_c
+hc_dm_reload hc_c "0 $sectors linear $raw 0"
 hc_write /sys/fs/hcache/register "$cache"
 [ -d "$set" ] || hc_fail "the repaired cache did not register"
 h_wb=$(io_register_backing "$wb")

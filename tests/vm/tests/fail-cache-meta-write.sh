@@ -19,10 +19,7 @@ raw=$(hc_nullb cache 64)
 wt=$(hc_nullb wt 64)
 wb=$(hc_nullb wb 64)
 sectors=$(hc_size "$raw")
-dmsetup create --noudevsync hc_c --table "0 $sectors linear $raw 0" ||
-	hc_fail "dmsetup create hc_c"
-cache=/dev/$(dmsetup info -c --noheadings -o blkdevname hc_c)
-hc_wait test -b "$cache"
+cache=$(hc_dm_create hc_c "0 $sectors linear $raw 0")
 "$(hc_tool make-hcache)" -C "$cache" -B "$wt" "$wb" --block 512 --bucket 64k >/dev/null
 IO_UUID=$("$(hc_tool hcache-super-show)" "$raw" | awk '$1 == "cset.uuid" { print $2 }')
 set=/sys/fs/hcache/$IO_UUID
@@ -43,9 +40,7 @@ done
 hc_write "$set/io_error_limit" 0
 hc_log "wb dirty_data $(cat "$s_wb/dirty_data"); io_error_limit 0"
 
-dmsetup suspend --noudevsync hc_c
-dmsetup load hc_c --table "0 $sectors flakey $raw 0 0 3600 1 error_writes"
-dmsetup resume --noudevsync hc_c
+hc_dm_reload hc_c "0 $sectors flakey $raw 0 0 3600 1 error_writes"
 # Enough keys to split leaves and write the journal: those writes fail.
 echo "1000 0 20000 8 16" >"$dbg/fill" 2>/dev/null &&
 	hc_fail "inserting 20000 keys succeeded with every write failing"
@@ -61,9 +56,7 @@ cmp -s /tmp/wt.1 <(dd if=/dev/$h_wt bs=64k count=32 iflag=direct status=none) ||
 [ ! -e "$s_wb" ] || hc_fail "wb still registered"
 hc_log "a failed metadata write failed the set: wt stale and right, wb stopped"
 
-dmsetup suspend --noudevsync hc_c
-dmsetup load hc_c --table "0 $sectors linear $raw 0"
-dmsetup resume --noudevsync hc_c
+hc_dm_reload hc_c "0 $sectors linear $raw 0"
 hc_write /sys/fs/hcache/register "$cache"
 [ -d "$set" ] || hc_fail "the set did not register again"
 h_wb=$(io_register_backing "$wb")

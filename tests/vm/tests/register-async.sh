@@ -103,14 +103,10 @@ hc_write "$set/stop" 1
 hc_wait test ! -e "$set"
 hc_wait test ! -e "$bsys"
 sectors=$(hc_size "$cdev")
-dmsetup create --noudevsync hc_cache --table "0 $sectors linear $cdev 0" ||
-	hc_fail "dmsetup create hc_cache"
-dmsetup mknodes hc_cache
-hc_write /sys/fs/hcache/register_async /dev/mapper/hc_cache
+dm=$(hc_dm_create hc_cache "0 $sectors linear $cdev 0")
+hc_write /sys/fs/hcache/register_async "$dm"
 hc_wait grep -q " mark [1-9]" /sys/fs/hcache/loading
-dmsetup suspend --noudevsync hc_cache
-dmsetup load hc_cache --table "0 $sectors error"
-dmsetup resume --noudevsync hc_cache
+hc_dm_reload hc_cache "0 $sectors error"
 for _ in $(seq 300); do
 	[ -z "$(cat /sys/fs/hcache/loading)" ] && break
 	sleep 0.2
