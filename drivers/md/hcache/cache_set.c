@@ -60,6 +60,34 @@ void hc_cache_set_meta_fail(struct hc_cache_set *c)
 	hc_cache_set_fail(c, HC_FAIL_METADATA);
 }
 
+/*
+ * One bio for as much of [@buf, @buf + @bytes) as it can take (up to
+ * BIO_MAX_VECS pages), at @sector; *@done receives how many bytes.
+ */
+static struct bio *hc_buf_bio(struct hc_cache_set *c, blk_opf_t opf,
+			      u64 sector, void *buf, size_t bytes,
+			      size_t *done)
+{
+	unsigned int nr = min_t(size_t, DIV_ROUND_UP(bytes, PAGE_SIZE),
+				BIO_MAX_VECS);
+	struct bio *bio = bio_alloc(c->bdev, nr, opf, GFP_NOIO);
+
+	*done = 0;
+	bio->bi_iter.bi_sector = sector;
+	while (*done < bytes && bio->bi_vcnt < nr) {
+		void *p = buf + *done;
+		size_t len = min_t(size_t, bytes - *done,
+				   PAGE_SIZE - offset_in_page(p));
+		struct page *page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
+							 virt_to_page(p);
+
+		if (bio_add_page(bio, page, len, offset_in_page(p)) != len)
+			break;
+		*done += len;
+	}
+	return bio;
+}
+
 /**
  * hc_meta_io() - synchronous metadata I/O on the cache device
  * @c: the set
@@ -69,7 +97,8 @@ void hc_cache_set_meta_fail(struct hc_cache_set *c)
  * @buf: kmalloc or vmalloc memory, page aligned
  * @bytes: how much, a multiple of 512
  *
- * May sleep.
+ * The bios go one after the other, so that a PREFLUSH comes before all
+ * of the write. May sleep.
  *
  * Return: 0 or the device's error (logged).
  */
@@ -79,25 +108,9 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 	int ret;
 
 	while (bytes) {
-		unsigned int nr = min_t(size_t, DIV_ROUND_UP(bytes, PAGE_SIZE),
-					BIO_MAX_VECS);
-		struct bio *bio = bio_alloc(c->bdev, nr, opf, GFP_NOIO);
-		size_t done = 0;
+		size_t done;
+		struct bio *bio = hc_buf_bio(c, opf, sector, buf, bytes, &done);
 
-		bio->bi_iter.bi_sector = sector;
-		while (done < bytes && bio->bi_vcnt < nr) {
-			void *p = buf + done;
-			size_t len = min_t(size_t, bytes - done,
-					   PAGE_SIZE - offset_in_page(p));
-			struct page *page = is_vmalloc_addr(p) ?
-					    vmalloc_to_page(p) :
-					    virt_to_page(p);
-
-			if (bio_add_page(bio, page, len,
-					 offset_in_page(p)) != len)
-				break;
-			done += len;
-		}
 		ret = submit_bio_wait(bio);
 		bio_put(bio);
 		if (ret) {
@@ -115,6 +128,73 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 		opf &= ~REQ_PREFLUSH;
 	}
 	return 0;
+}
+
+static void hc_io_batch_endio(struct bio *bio)
+{
+	struct hc_io_batch *batch = bio->bi_private;
+
+	if (bio->bi_status)
+		cmpxchg(&batch->status, BLK_STS_OK, bio->bi_status);
+	bio_put(bio);
+	if (atomic_dec_and_test(&batch->pending))
+		complete(&batch->done);
+}
+
+/**
+ * hc_io_batch_init() - start a batch of cache device I/O
+ * @batch: the batch, which the caller owns until hc_io_batch_wait()
+ */
+void hc_io_batch_init(struct hc_io_batch *batch)
+{
+	atomic_set(&batch->pending, 1);
+	init_completion(&batch->done);
+	batch->status = BLK_STS_OK;
+}
+
+/**
+ * hc_io_batch_add() - submit I/O of a buffer without waiting for it
+ * @c: the set
+ * @batch: the batch it belongs to
+ * @opf: REQ_OP_READ or REQ_OP_WRITE, with flags for every bio
+ * @sector: where on the cache device
+ * @buf: kmalloc or vmalloc memory, sector aligned
+ * @bytes: how much, a multiple of 512
+ *
+ * For data the caller copies (moving GC): many small pieces in flight at
+ * once, merged by the caller's plug where they are adjacent, cost one
+ * device latency instead of one each. Nothing orders the bios of a
+ * batch. May sleep (for a bio).
+ */
+void hc_io_batch_add(struct hc_cache_set *c, struct hc_io_batch *batch,
+		     blk_opf_t opf, u64 sector, void *buf, size_t bytes)
+{
+	while (bytes) {
+		size_t done;
+		struct bio *bio = hc_buf_bio(c, opf, sector, buf, bytes, &done);
+
+		bio->bi_private = batch;
+		bio->bi_end_io = hc_io_batch_endio;
+		atomic_inc(&batch->pending);
+		submit_bio(bio);
+		sector += done >> SECTOR_SHIFT;
+		buf += done;
+		bytes -= done;
+	}
+}
+
+/**
+ * hc_io_batch_wait() - wait for every bio of a batch
+ * @batch: the batch
+ *
+ * Return: 0, or the first error a bio of the batch met (not logged: the
+ * caller knows what the batch was for).
+ */
+int hc_io_batch_wait(struct hc_io_batch *batch)
+{
+	if (!atomic_dec_and_test(&batch->pending))
+		wait_for_completion_io(&batch->done);
+	return blk_status_to_errno(READ_ONCE(batch->status));
 }
 
 /**

@@ -8,10 +8,12 @@
  * it, so stale pointers must go before their buckets can be reused for
  * long. Dirty data, never evicted, can also end up spread thinly over
  * many buckets, none of which can be reused until writeback gets to all
- * of it. A run does two things about that:
+ * of it. A run does two things about that (moving GC first, which is
+ * quick and what a cache taking writes needs most):
  *
  * 1. Btree GC walks every leaf in key order, a few leaves per hold of
- *    meta_lock, so foreground I/O waits for at most a few leaf rewrites.
+ *    meta_lock but at most one written, so foreground I/O waits for at
+ *    most one leaf rewrite.
  *    Stale keys and dead keys (of a backing-device id no longer in the
  *    table) are dropped by rewriting the leaf when they are worth it (an
  *    eighth of its keys), or at once when a stale key's bucket is near
@@ -24,7 +26,8 @@
  * 2. Moving GC picks the data buckets whose dirty sectors fill at most
  *    half of them, fewest first, as many as the moving reserve can take,
  *    and copies their dirty data into buckets of its own (the moving
- *    reserve, which data writes cannot drain). Each copy is inserted with
+ *    reserve, which data writes cannot drain), a batch of pieces read
+ *    and then written all in flight at once. Each copy is inserted with
  *    a compare-and-swap: only where the tree still maps the sectors as
  *    read, dirty, to the same live pointer. The emptied buckets keep
  *    their clean data, which the replacement policy may then evict.
@@ -40,7 +43,7 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
-/* Leaves per hold of meta_lock. */
+/* Leaves looked at per hold of meta_lock, if none is written. */
 #define HC_GC_LEAVES_PER_LOCK	4U
 /* Pieces copied per moving batch, and their bytes at most. */
 #define HC_MOVE_PIECES		256U
@@ -128,8 +131,19 @@ static int hc_gc_btree(struct hc_cache_set *c)
 
 	while (ret > 0 && !kthread_should_stop()) {
 		down_write(&c->meta_lock);
-		for (i = 0; i < HC_GC_LEAVES_PER_LOCK && ret > 0; i++)
+		/*
+		 * Leaves that only need looking at go a few per hold; one
+		 * that was written (rewritten or merged) ends the hold, so
+		 * that writes, which queue on meta_lock, wait for at most
+		 * one node write of GC's.
+		 */
+		for (i = 0; i < HC_GC_LEAVES_PER_LOCK && ret > 0; i++) {
+			u64 writes = st.nodes_rewritten + c->stats.node_merges;
+
 			ret = hc_btree_gc_leaf(c, &pos, hc_gc_key, c, &st);
+			if (st.nodes_rewritten + c->stats.node_merges != writes)
+				break;
+		}
 		if (ret <= 0) {
 			if (!ret)
 				hc_gc_mark_done(c);
@@ -324,6 +338,33 @@ static int hc_move_insert(struct hc_cache_set *c, const struct hc_move_piece *p,
 	return ret;
 }
 
+/*
+ * Read (from the old pointers) or write (to the new ones) the first @got
+ * pieces, all in flight at once: one device latency for the batch, not
+ * two per piece, and the writes, adjacent in the moving bucket, merge.
+ */
+static int hc_move_copy(struct hc_cache_set *c, struct hc_move *mv,
+			enum req_op op, unsigned int got)
+{
+	struct hc_io_batch io;
+	struct blk_plug plug;
+	unsigned int i;
+
+	hc_io_batch_init(&io);
+	blk_start_plug(&plug);
+	for (i = 0; i < got; i++) {
+		const struct hc_move_piece *p = &mv->p[i];
+
+		hc_io_batch_add(c, &io, op,
+				hc_ptr_offset(op == REQ_OP_READ ? p->key.ptr :
+								  p->ptr),
+				c->gc.move_buf + p->buf_off,
+				p->key.size << SECTOR_SHIFT);
+	}
+	blk_finish_plug(&plug);
+	return hc_io_batch_wait(&io);
+}
+
 /* Copy a batch of pieces, then insert the copies. */
 static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 {
@@ -338,24 +379,29 @@ static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 	up_write(&c->meta_lock);
 	got = alloc_ret ? i - 1 : i;
 
-	for (i = 0; i < got; i++) {
-		const struct hc_move_piece *p = &mv->p[i];
-		void *buf = gc->move_buf + p->buf_off;
-		u32 bytes = p->key.size << SECTOR_SHIFT;
+	if (got && hc_move_copy(c, mv, REQ_OP_READ, got)) {
+		/* Which piece failed? Read them one by one (logged). */
+		for (i = 0; i < got; i++) {
+			const struct hc_move_piece *p = &mv->p[i];
 
-		/*
-		 * A bucket reused under the read (its data written back,
-		 * then evicted) fails the compare below: nothing read from
-		 * it is ever inserted.
-		 */
-		ret = hc_meta_io(c, REQ_OP_READ, hc_ptr_offset(p->key.ptr), buf,
-				 bytes);
-		if (!ret)
-			ret = hc_meta_io(c, REQ_OP_WRITE,
-					 hc_ptr_offset(p->ptr), buf, bytes);
-		if (ret) {
-			got = i;	/* pieces from i on are only unpinned */
-			break;
+			ret = hc_meta_io(c, REQ_OP_READ, hc_ptr_offset(p->key.ptr),
+					 gc->move_buf + p->buf_off,
+					 p->key.size << SECTOR_SHIFT);
+			if (ret) {
+				got = i;	/* from i on only unpinned */
+				break;
+			}
+		}
+	}
+	if (got) {
+		int r = hc_move_copy(c, mv, REQ_OP_WRITE, got);
+
+		if (r) {
+			/* No key moved: the old copies are still the ones. */
+			hc_cache_set_error(c, "moving GC: write of %u pieces failed: error %d",
+					   got, r);
+			ret = r;
+			got = 0;
 		}
 	}
 
@@ -449,9 +495,14 @@ static void hc_gc_run(struct hc_cache_set *c)
 
 	WRITE_ONCE(gc->low, false);
 	atomic64_set(&gc->written, 0);
-	ret = hc_gc_btree(c);
+	/*
+	 * Moving first: buckets thinly spread with dirty data are what a
+	 * cache taking writes runs short of, and moving frees them in a few
+	 * batches, where the btree walk may rewrite many leaves first.
+	 */
+	ret = hc_gc_moving(c);
 	if (!ret)
-		ret = hc_gc_moving(c);
+		ret = hc_gc_btree(c);
 	if (ret && ret != -EIO)
 		pr_warn_ratelimited("%pg: garbage collection stopped: error %d\n",
 				    c->bdev, ret);

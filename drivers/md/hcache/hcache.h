@@ -828,6 +828,23 @@ struct hc_cache_set *hc_cache_set_find(const u8 *set_uuid);
 void hc_cache_set_free(struct hc_cache_set *c);
 int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 	       size_t bytes);
+
+/**
+ * struct hc_io_batch - cache device I/O in flight together (cache_set.c)
+ * @pending: bios not completed, plus one until hc_io_batch_wait()
+ * @done: completed by the last one
+ * @status: the first error
+ */
+struct hc_io_batch {
+	atomic_t	pending;
+	struct completion done;
+	blk_status_t	status;
+};
+
+void hc_io_batch_init(struct hc_io_batch *batch);
+void hc_io_batch_add(struct hc_cache_set *c, struct hc_io_batch *batch,
+		     blk_opf_t opf, u64 sector, void *buf, size_t bytes);
+int hc_io_batch_wait(struct hc_io_batch *batch);
 __printf(2, 3) void hc_cache_set_error(struct hc_cache_set *c,
 				       const char *fmt, ...);
 void hc_cache_set_meta_fail(struct hc_cache_set *c);
