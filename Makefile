@@ -10,6 +10,8 @@
 #   make check T=NAME    only the tests whose name contains NAME
 #   make demo            boot a VM and show hcache at work
 #   make bench           hcache against bcache, dm-cache, raw disks (KERNELS=)
+#   make bench-profile   where hcache's time goes in bench workload b or c
+#                        (WORKLOAD=, KERNEL=)
 #   make install         install the module, tools, rules and man pages
 #
 # KDIR=<kernel build dir> builds for that kernel. Without it: the running
@@ -33,7 +35,7 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-.PHONY: all modules tools deps check check-long check-debug unit demo bench install uninstall clean help
+.PHONY: all modules tools deps check check-long check-debug unit demo bench bench-profile install uninstall clean help
 
 all: modules tools
 
@@ -81,6 +83,11 @@ demo: deps
 # the tools. KERNELS="6.12 6.1" picks kernels (default: 6.12).
 bench: deps modules tools
 	KERNELS="$(KERNELS)" ./tests/bench/run.sh
+
+# Where hcache's time goes in bench workload WORKLOAD (b or c, default c):
+# one guest, the second of three runs traced with ftrace (tests/bench/).
+bench-profile: deps modules tools
+	WORKLOAD="$(WORKLOAD)" ./tests/bench/profile.sh
 
 install: all
 	./scripts/install.sh install "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" $(KDIRS)

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench-profile, the guest half (run by tests/bench/profile.sh through
+# tests/vm/run-test.sh): where hcache's time goes in one bench workload.
+# hcache alone on the bench's disks (tests/bench/guest.sh), writeback mode;
+# 20 s of random reads over 512 MiB fill the cache with clean data, as the
+# bench's earlier workloads do; then the workload (hcbench.workload=b, cold
+# uniform random reads, or c, 4 KiB random writes over 64 MiB) runs three
+# times for 10 s. The second run is traced: ftrace function_graph on the
+# hcache functions that take or wait for meta_lock or do metadata I/O,
+# summed per function by tests/bench/ftrace-summary.py. Tracing slows the
+# guest: compare the untraced runs with each other, the traced one only
+# with itself.
+#
+# Output in $HC_RESULTS: runs.txt (IOPS of each run, and how busy the
+# guest CPU was: under TCG a busy CPU is what bounds I/O), counters.txt (the
+# set's counters after each step), ftrace-summary.txt.
+# timeout: 600
+# memory: 3G
+# smp: 1
+
+. "$HC_ROOT/tests/vm/io-lib.sh"
+
+arg() {
+	local v
+	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^hcbench\.$1=//p" | tail -n 1)
+	echo "${v:-$2}"
+}
+W=$(arg workload c)
+R=$HC_RESULTS
+case $W in
+b) job=(--rw=randread --size=1800m) ;;
+c) job=(--rw=randwrite --norandommap --offset=128m --size=64m) ;;
+*) hc_fail "hcbench.workload=$W: b or c" ;;
+esac
+
+modprobe -q configfs
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+modprobe -q null_blk nr_devices=0
+back="irqmode=2 completion_nsec=4000000"
+grep -q max_sectors /sys/kernel/config/nullb/features && back+=" max_sectors=2048"
+IO_CACHE_ATTRS="irqmode=2 completion_nsec=50000" IO_BACK_ATTRS=$back \
+	io_setup 128 8192 --bucket 64k
+io_mode hcache0 writeback
+S=$(io_sysdir hcache0)
+
+counters() {
+	local f
+	echo "== $1"
+	for f in stats_total/cache_hits stats_total/cache_misses stats_total/bypass_full \
+		cache_available_percent internal/gc_runs internal/gc_buckets_moved \
+		internal/gc_sectors_moved internal/gc_nodes_rewritten; do
+		echo "$f $(cat "$IO_SET/$f")"
+	done
+	echo "dirty_data $(cat "$S/dirty_data")"
+} >>"$R/counters.txt"
+
+# cpu_ticks: busy and total jiffies of the guest so far (/proc/stat).
+cpu_ticks() {
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
+}
+
+fio_run() {	# NAME ARGS...: IOPS (read + write) on hcache0
+	local name=$1
+	shift
+	fio --name="$name" --filename=/dev/hcache0 --direct=1 --ioengine=libaio \
+		--bs=4k --iodepth=32 --time_based --output-format=terse \
+		--output="/tmp/$name.terse" "$@" || hc_fail "fio $name failed"
+	awk -F';' '{ printf "%d\n", $8 + $49 }' "/tmp/$name.terse"
+}
+
+T=/sys/kernel/tracing
+mountpoint -q $T || mount -t tracefs none $T
+echo 0 >$T/tracing_on
+: >$T/set_ftrace_filter
+for fn in hc_alloc_data hc_data_alloc_io hc_bucket_alloc hc_alloc_refill \
+	hc_prio_write_to hc_journal_write hc_journal_make_room hc_btree_insert \
+	hc_btree_lookup hc_node_write hc_node_rewrite hc_node_split \
+	hc_btree_gc_leaf hc_meta_io hc_read_range hc_promote_write_pass \
+	hc_insert; do
+	echo "$fn" >>$T/set_ftrace_filter 2>/dev/null || hc_log "not traceable: $fn"
+done
+echo function_graph >$T/current_tracer
+echo funcgraph-tail >$T/trace_options
+echo 262144 >$T/buffer_size_kb
+
+hc_log "fill: $(fio_run fill --rw=randread --offset=1g --size=512m --runtime=20) IOPS"
+counters fill
+for run in 1 2 3; do
+	if [ $run = 2 ]; then
+		: >$T/trace
+		echo 1 >$T/tracing_on
+	fi
+	case $W in b) off=(--offset=$((run * 2))g) ;; *) off=() ;; esac
+	read -r busy0 total0 < <(cpu_ticks)
+	iops=$(fio_run "$W$run" "${job[@]}" "${off[@]}" --runtime=10 --randseed=$((3000 + run)))
+	read -r busy1 total1 < <(cpu_ticks)
+	iops="$iops IOPS, CPU $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy"
+	if [ $run = 2 ]; then
+		echo 0 >$T/tracing_on
+		cat $T/trace >/tmp/trace.txt
+		lost=$(sed -n 's/^overrun: //p' $T/per_cpu/cpu0/stats)
+		[ "${lost:-0}" = 0 ] || hc_log "the trace buffer overflowed: $lost events lost"
+	fi
+	echo "$W run $run$([ $run = 2 ] && echo ' (traced)'): $iops" >>"$R/runs.txt"
+	hc_log "$W run $run: $iops"
+	counters "$W$run"
+done
+echo nop >$T/current_tracer
+python3 "$HC_ROOT/tests/bench/ftrace-summary.py" /tmp/trace.txt >"$R/ftrace-summary.txt" ||
+	hc_fail "ftrace-summary.py failed"
+io_check

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/bench/profile.sh: make bench-profile. One QEMU guest runs
+# tests/bench/profile-guest.sh: one bench workload on hcache alone, its
+# second run traced with ftrace, the time summed per hcache function.
+# Results in bench-results/<date>-<kernel>-profile-<workload>/.
+#
+# Environment:
+#   WORKLOAD=b|c     cold random reads (b) or 4 KiB random writes (c);
+#                    default c
+#   KERNEL=RELEASE   a kernel release or its prefix (default: the newest
+#                    installed 6.12)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+w=${WORKLOAD:-c}
+case $w in b | c) ;; *) echo "bench-profile: WORKLOAD=$w: b or c" >&2; exit 1 ;; esac
+k=
+for b in /lib/modules/"${KERNEL:-6.12}"*/build; do
+	[ -e "$b" ] && k=$(printf '%s\n' "$k" "$(basename "$(dirname "$b")")" | sort -V | tail -n 1)
+done
+if [ -z "$k" ] || [ ! -f "/boot/vmlinuz-$k" ]; then
+	echo "bench-profile: no installed kernel matches '${KERNEL:-6.12}' (make deps)" >&2
+	exit 1
+fi
+[ -f "build/$k/hcache/hcache.ko" ] || { echo "bench-profile: build/$k/hcache/hcache.ko is not built: run make" >&2; exit 1; }
+res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-profile-$w
+work=$top/build/bench-profile/$k
+mkdir -p "$res"
+echo "bench-profile: $k, workload $w: one guest, about 3 minutes"
+HC_APPEND="${HC_APPEND:-} hcbench.workload=$w" tests/vm/run-test.sh "$k" tests/bench/profile-guest.sh "$work"
+rc=$?
+cp -r "$work/out/." "$res/"
+cp "$work/console.log" "$res/" 2>/dev/null
+if [ $rc != 0 ]; then
+	echo "bench-profile: the guest failed: $(cat "$work/verdict" 2>/dev/null)" >&2
+	exit 1
+fi
+cat "$res/runs.txt" "$res/ftrace-summary.txt"
+echo "bench-profile: $res"
