@@ -66,12 +66,13 @@ check-long: deps
 # The VM tests on a debug kernel built (or reused) by scripts/debug-kernel.sh,
 # whose output tells tests/run where it is. Not part of check: the first
 # build takes about 15 minutes. T=NAME: only the VM tests matching NAME.
+# Tests get three times their usual time limits on that slower kernel.
 check-debug: deps
 	@set -e; vars=$$(./scripts/debug-kernel.sh); set -a; eval "$$vars"; set +a; \
 	./scripts/build-module.sh "$$HC_KDIR" >/dev/null; \
 	tests/vm/build-selftest.sh "$$HC_KDIR"; \
 	$(MAKE) -C tools; \
-	HC_APPEND="null_blk.nr_devices=0 pci=noacpi" HC_BOOT_SECONDS=180 \
+	HC_APPEND="null_blk.nr_devices=0 pci=noacpi" HC_BOOT_SECONDS=180 HC_TIME_SCALE=3 \
 		./tests/run --filter "vm/$(T)"
 
 demo: deps

@@ -18,13 +18,15 @@ HC_ROOT=$(cmdline_arg hc.root)
 HC_TEST=$(cmdline_arg hc.test)
 HC_KVER=$(uname -r)
 HC_TIMEOUT=$(cmdline_arg hc.timeout)
+HC_TIME_SCALE=$(cmdline_arg hc.timescale)
+HC_TIME_SCALE=${HC_TIME_SCALE:-1}
 HC_LONG=$(cmdline_arg hc.long)
 HC_BOOT=$(cmdline_arg hc.boot)
 HC_BOOTS=$(cmdline_arg hc.boots)
 HC_BOOT=${HC_BOOT:-1}
 HC_BOOTS=${HC_BOOTS:-1}
 HC_RESULTS=/hc-results
-export HC_ROOT HC_TEST HC_KVER HC_RESULTS HC_LONG HC_BOOT HC_BOOTS
+export HC_ROOT HC_TEST HC_KVER HC_RESULTS HC_LONG HC_BOOT HC_BOOTS HC_TIME_SCALE
 export HC_KO=$HC_ROOT/build/$HC_KVER/hcache/hcache.ko
 export HC_SELFTEST_KO=$HC_ROOT/build/$HC_KVER/selftest/hc_selftest.ko
 

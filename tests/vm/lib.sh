@@ -101,10 +101,11 @@ hc_write_fails() {
 	esac
 }
 
-# hc_wait COND_COMMAND... : retry for up to 10 s until the command succeeds.
+# hc_wait COND_COMMAND... : retry for up to 10 s (times HC_TIME_SCALE)
+# until the command succeeds.
 hc_wait() {
 	local i
-	for i in $(seq 100); do
+	for i in $(seq $((100 * ${HC_TIME_SCALE:-1}))); do
 		"$@" && return 0
 		sleep 0.1
 	done

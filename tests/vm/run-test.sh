@@ -40,6 +40,9 @@
 #                          own (module parameters of built-in drivers)
 #   HC_BOOT_SECONDS=N      time allowed beyond the test's timeout to boot and
 #                          power off (default 60; a KASAN kernel needs more)
+#   HC_TIME_SCALE=N        multiply every test's timeout, and hc_wait()'s
+#                          limit in the guest, by N (default 1; for a slow
+#                          debug kernel)
 set -uo pipefail
 
 kver=$1
@@ -53,7 +56,7 @@ header() {
 }
 
 timeout=$(header timeout | tail -n 1)
-timeout=${timeout:-120}
+timeout=$((${timeout:-120} * ${HC_TIME_SCALE:-1}))
 memory=$(header memory | tail -n 1)
 smp=$(header smp | tail -n 1)
 append=$(header append | tr '\n' ' ')
@@ -132,7 +135,7 @@ limit=$((timeout + ${HC_BOOT_SECONDS:-60}))
 # run_boot N CONSOLE: the test's Nth boot.
 run_boot() {
 	boot_guest "$2" "$limit" "$initrd" \
-		"console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.long=$long hc.boot=$1 hc.boots=$boots ${HC_MODULES_ROOT:+hc.modroot=$HC_MODULES_ROOT} ${HC_APPEND:-} $append" \
+		"console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.timescale=${HC_TIME_SCALE:-1} hc.long=$long hc.boot=$1 hc.boots=$boots ${HC_MODULES_ROOT:+hc.modroot=$HC_MODULES_ROOT} ${HC_APPEND:-} $append" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$work/out,mount_tag=results,security_model=none,multidevs=remap" \
 		>>"$work/qemu.log" 2>&1
