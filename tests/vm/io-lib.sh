@@ -429,7 +429,12 @@ io_now() {
 
 # io_elapsed START: seconds since START (from io_now), 2 decimals.
 io_elapsed() {
-	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'
+	io_elapsed_at "$1" "$EPOCHREALTIME"
+}
+
+# io_elapsed_at START END: seconds from START to END (both from io_now).
+io_elapsed_at() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", b - a }'
 }
 
 # ---- Writeback (tests/vm/tests/wb-*.sh) ----------------------------------

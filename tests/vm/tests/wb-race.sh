@@ -65,17 +65,21 @@ printf '1G\n' 2>/dev/null >"$sys/writeback_rate_minimum" ||
 binfl=/sys/class/block/$IO_BNAME/inflight
 cinfl=/sys/class/block/$IO_CNAME/inflight
 # busy: writeback has I/O in flight (nothing else does I/O meanwhile);
-# sets how.
+# sets how, and d2 to dirty_data read right then. Shell builtins only: on
+# a debug kernel a fork (d2=$(wb_dirty ...)) took longer than writeback
+# takes to finish a batch, and almost no iteration raced.
 busy() {
 	local r w
 	read -r r w <"$binfl"
 	if [ "$w" -gt 0 ]; then
 		how="backing writes $w"
+		read -r d2 <"$sys/dirty_data"
 		return 0
 	fi
 	read -r r w <"$cinfl"
 	if [ "$r" -gt 0 ]; then
 		how="cache reads $r"
+		read -r d2 <"$sys/dirty_data"
 		return 0
 	fi
 	return 1
@@ -147,16 +151,20 @@ for ((i = 0; i < rounds * ${#kinds[@]}; i++)); do
 	kw0=$(wb_get $dev writeback_keys_written)
 	wb_set $dev writeback_running 1
 	how=
+	d2=0
 	end=$((SECONDS + 5))
 	until busy; do
 		if [ $SECONDS -ge $end ]; then
 			how=
+			d2=$(wb_dirty $dev)
 			break
 		fi
 	done
 	# Sometimes a little later, into the backing writes.
-	[ $((RANDOM % 3)) = 0 ] && sleep 0.0$((RANDOM % 5 + 1))
-	d2=$(wb_dirty $dev)
+	if [ $((RANDOM % 3)) = 0 ]; then
+		sleep 0.0$((RANDOM % 5 + 1))
+		read -r d2 <"$sys/dirty_data"
+	fi
 	case $kind in
 	writearound | none | writethrough)
 		io_mode $dev "$kind"
