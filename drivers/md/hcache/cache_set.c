@@ -618,6 +618,9 @@ int hc_cache_register(const char *path, dev_t devt,
 	INIT_LIST_HEAD(&c->promote_todo);
 	INIT_LIST_HEAD(&c->promote_done);
 	init_waitqueue_head(&c->promote_wait);
+	spin_lock_init(&c->write_lock);
+	INIT_LIST_HEAD(&c->write_done);
+	INIT_WORK(&c->write_work, hc_write_insert_work);
 	INIT_WORK(&c->stop_work, hc_cache_set_stop_work);
 	INIT_WORK(&c->load_work, hc_cache_set_load_work);
 	init_completion(&c->loaded);
@@ -790,7 +793,11 @@ void hc_cache_set_stop(struct hc_cache_set *c, bool detach)
 			continue;
 		hc_backing_stop(b);
 	}
-	/* No backing device is attached: no promotion is queued any more. */
+	/*
+	 * No backing device is attached: no promotion or write is queued
+	 * any more, but the last write's work may still be returning.
+	 */
+	flush_work(&c->write_work);
 	kthread_stop(c->promote_thread);
 	hc_gc_stop(c);
 	cancel_delayed_work_sync(&c->journal.work);

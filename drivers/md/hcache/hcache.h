@@ -112,8 +112,10 @@
  * THE I/O PATH (request.c, bypass.c, stats.c)
  *
  * While a running backing device is attached, b->io_cache names its set
- * (RCU) and every bio becomes a request: a write runs on hc_io_wq, a read
- * in the submitter's context while the nodes it looks up are cached. Reads
+ * (RCU) and every bio becomes a request, run in the submitter's context
+ * until it would have to wait (a node to read, a bucket to open, the
+ * superblock to mark dirty, a flush), then on hc_io_wq. A cached write's
+ * keys are inserted after its I/O by the set's write_work, in batches. Reads
  * are cut into fragments at key boundaries: cached ones read the cache and
  * re-check their bucket's gen on completion (looked up again if it was
  * reused meanwhile; a failed read of clean data goes to the backing
@@ -657,6 +659,10 @@ enum hc_stop_policy {
  * @promote_done: promotions written to the cache, to insert
  * @promote_wait: @promote_thread waits here for either
  * @promote_thread: writes and inserts them (hc_promote_thread())
+ * @write_lock: protects @write_done; taken from bio completion
+ * @write_done: cached writes whose I/O is done, to insert the keys of
+ * @write_work: inserts them and completes the writes
+ *	(hc_write_insert_work(), on hc_io_wq)
  * @avail_percent: hc_avail_update()'s last count, for the I/O path
  * @io_stats: stats_total/ and the other windows, all backing devices
  * @debugfs: /sys/kernel/debug/hcache/<set-uuid>/
@@ -743,6 +749,9 @@ struct hc_cache_set {
 	struct list_head	promote_done;
 	wait_queue_head_t	promote_wait;
 	struct task_struct	*promote_thread;
+	spinlock_t		write_lock;	/* see above */
+	struct list_head	write_done;
+	struct work_struct	write_work;
 	u32			avail_percent;
 	struct hc_stats		io_stats;
 	struct dentry		*debugfs;
@@ -781,6 +790,7 @@ int hc_request_init_backing(struct hc_backing *b);
 void hc_request_exit_backing(struct hc_backing *b);
 bool hc_request_submit(struct hc_backing *b, struct bio *bio);
 int hc_promote_thread(void *arg);
+void hc_write_insert_work(struct work_struct *work);
 void hc_request_attach(struct hc_backing *b);
 void hc_request_detach(struct hc_backing *b);
 int hc_insert(struct hc_cache_set *c, const struct hc_key *k);
