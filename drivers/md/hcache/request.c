@@ -1449,6 +1449,18 @@ static void hc_request_prepare(struct hc_request *req)
 	}
 }
 
+/* Does the set hold no dirty data for the request's device? */
+static bool hc_request_clean(struct hc_request *req)
+{
+	struct hc_cache_set *c = req->c;
+	u64 dirty;
+
+	down_read(&c->meta_lock);
+	dirty = hc_dirty_sectors(c, req->id);
+	up_read(&c->meta_lock);
+	return !dirty;
+}
+
 static void hc_request_work(struct work_struct *work)
 {
 	struct hc_request *req = container_of(work, struct hc_request, work);
@@ -1458,11 +1470,17 @@ static void hc_request_work(struct work_struct *work)
 	 * passing I/O through now would let the backing device move on
 	 * while the cache's keys still vouch for older data. Fail it until
 	 * the failure has marked the device stale (or stopped it) and
-	 * detached it, after which its I/O takes the uncached path.
+	 * detached it, after which its I/O takes the uncached path. A read
+	 * of a device the cache holds no dirty data for is the exception:
+	 * the backing device has all of its data, and a read moves nothing
+	 * on, so it reads there rather than fail clean data.
 	 */
 	if (READ_ONCE(req->c->meta_failed)) {
 		hc_write_frags_free(req);
-		hc_request_set_error(req, BLK_STS_IOERR);
+		if (!op_is_write(bio_op(req->bio)) && hc_request_clean(req))
+			hc_to_backing(req, 0);
+		else
+			hc_request_set_error(req, BLK_STS_IOERR);
 		hc_request_end(req);
 		return;
 	}
