@@ -60,7 +60,8 @@
  * waits for the last request or promotion to complete io_drained.
  * Requests complete even if the set fails: from then on (meta_failed)
  * they fail with an I/O error, until the failure (fail.c) has marked the
- * device stale or stopped it, and detached it.
+ * device stale or stopped it, and detached it; but a read of a device the
+ * set holds no dirty data for reads the backing device.
  */
 
 #include "hcache.h"
