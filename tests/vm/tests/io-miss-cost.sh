@@ -6,8 +6,9 @@
 # read misses: in mode none (no promotion) and in writethrough (each miss
 # promoted), alternating none, writethrough, none, writethrough, in the
 # same guest. The means are compared: writethrough must reach 0.95x the
-# IOPS of none. The figures are logged on a line starting
-# "RESULT miss-cost:".
+# IOPS of none, unless mode none already kept the guest CPU 90% busy or
+# more (a debug kernel), where the ratio is only logged. The figures are
+# logged on a line starting "RESULT miss-cost:".
 #
 # One guest CPU: under TCG all guest CPUs share one host thread, switched
 # round-robin, so with two a promotion running on one delays the I/O
@@ -75,6 +76,7 @@ for i in 1 2; do
 			hc_fail "$mode #$i: $h hits of $t reads: this does not measure misses"
 		if [ $mode = none ]; then
 			none+=("$iops")
+			[ "$busy" -gt "${none_busy:-0}" ] && none_busy=$busy
 		else
 			[ "$w" -gt 0 ] || hc_fail "writethrough #$i: nothing was promoted"
 			wt+=("$iops")
@@ -89,6 +91,14 @@ line=$(awk -v n1="${none[0]}" -v n2="${none[1]}" -v w1="${wt[0]}" -v w2="${wt[1]
 echo "$line"
 echo "$line" >>"$HC_RESULTS/result"
 ratio=${line##* }
-awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95) }' ||
-	hc_fail "writethrough reaches only ${ratio}x the IOPS of none (at least 0.95 wanted)"
+# Promotions are free only in CPU time the reads leave idle. A kernel
+# that keeps the CPU busy without promoting (the debug kernel: KASAN
+# makes mode none 99% busy at 400 IOPS) cannot show that: the ratio is
+# logged, not checked.
+if [ "$none_busy" -ge 90 ]; then
+	hc_log "mode none kept the guest CPU ${none_busy}% busy: bound by CPU, not by the backing device, so the ratio $ratio measures nothing here; not checked"
+else
+	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95) }' ||
+		hc_fail "writethrough reaches only ${ratio}x the IOPS of none (at least 0.95 wanted)"
+fi
 io_teardown
