@@ -13,8 +13,12 @@
 IO_BACK_ATTRS="irqmode=2 completion_nsec=2000000" io_setup 128 256
 dev=hcache0
 
+# --allow_file_create=0: a fio slow to see the disk gone (the debug kernel)
+# otherwise lays out a 128 MiB regular file at /dev/hcache0, and the next
+# disk of that name gets no device node.
 load() {
 	fio --name=load --filename=/dev/$dev --rw=randrw --bsrange=4k-64k \
+		--allow_file_create=0 \
 		--iodepth=32 --ioengine=libaio --direct=1 --size=128m \
 		--time_based --runtime=60 --output=/tmp/fio.load >/dev/null 2>&1 &
 	pid=$!
