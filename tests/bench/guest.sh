@@ -9,7 +9,8 @@
 # 1 MiB (max_sectors 2048) where null_blk allows it. Systems:
 #   rawb     a backing disk alone (the floor)
 #   rawc     a cache-speed disk as big as a backing disk (the ceiling)
-#   hcache   hcache, buckets BENCH_BUCKET, 512-byte blocks, writeback
+#   hcache   hcache, buckets BENCH_BUCKET, 512-byte blocks, writeback,
+#            admission_policy BENCH_ADMIT
 #   bcache   stock bcache, the same bucket and block size, writeback; its
 #            congestion bypass off (under TCG the "fast" disk's latency is
 #            CPU time, which bcache would take for congestion)
@@ -58,6 +59,7 @@ BENCH_BUCKET=$(bench_arg bucket 64k)
 BENCH_RUNTIME=$(bench_arg runtime 10)
 BENCH_IODEPTH=$(bench_arg iodepth 32)
 BENCH_ZIPF_MIB=$(bench_arg zipf_mib 512)
+BENCH_ADMIT=$(bench_arg admit first_access)
 R=$HC_RESULTS
 mkdir -p "$R/fio"
 : >"$R/systems.tsv"
@@ -113,7 +115,8 @@ IO_CACHE_ATTRS=$CACHE_ATTRS IO_BACK_ATTRS=$BACK_ATTRS \
 	io_setup "$BENCH_CACHE_MIB" "$BENCH_BACK_MIB" --bucket "$BENCH_BUCKET"
 io_mode hcache0 writeback
 HC_SYS=$(io_sysdir hcache0)
-have hcache /dev/hcache0 "$IO_BDEV" "$IO_CDEV" "hcache, bucket $(cat "$IO_SET/bucket_size"), $(cat "$IO_SET/nbuckets") buckets, writeback"
+hc_write "$HC_SYS/admission_policy" "$BENCH_ADMIT"
+have hcache /dev/hcache0 "$IO_BDEV" "$IO_CDEV" "hcache, bucket $(cat "$IO_SET/bucket_size"), $(cat "$IO_SET/nbuckets") buckets, writeback, admission $BENCH_ADMIT"
 
 bc_setup() {
 	local bc='' bb bcc s

@@ -15,6 +15,8 @@
 #                        BENCH_BACK_MIB, BENCH_BACK_NSEC, BENCH_CACHE_MIB,
 #                        BENCH_CACHE_NSEC, BENCH_BUCKET, BENCH_IODEPTH,
 #                        BENCH_ZIPF_MIB (see guest.sh for the defaults)
+#   BENCH_ADMIT=POLICY   hcache's admission_policy (default first_access,
+#                        hcache's default)
 #   BENCH_OUT=DIR        where the per-kernel folders go (default
 #                        bench-results/)
 # Exits 0 when every kernel's guest finished cleanly and its report was
@@ -50,7 +52,7 @@ for t in make-hcache hcache-super-show; do
 done
 
 append=
-for v in back_mib back_nsec cache_mib cache_nsec bucket runtime iodepth zipf_mib; do
+for v in back_mib back_nsec cache_mib cache_nsec bucket runtime iodepth zipf_mib admit; do
 	V=BENCH_${v^^}
 	[ -z "${!V:-}" ] || append+=" hcbench.$v=${!V}"
 done

@@ -5,7 +5,8 @@
  * least-recently-used slot going first, overlapping and backing-up I/O,
  * converging streams, random workloads that must never look sequential),
  * every rule of the bypass decision, the reason names, the admission
- * policy table and the sysfs size parser.
+ * policies (second_access's ghost table against a hot set and a scan) and
+ * the sysfs size parser.
  *
  * The random workloads' seed is random and printed; set HC_TEST_SEED to
  * rerun one.
@@ -507,10 +508,13 @@ static void test_admit(void)
 		{ "first_access2", -EINVAL },
 		{ "first_acces", -EINVAL },
 		{ "FIRST_ACCESS", -EINVAL },
+		{ "second_access", HC_ADMIT_SECOND_ACCESS },
+		{ "second_access\n", HC_ADMIT_SECOND_ACCESS },
+		{ "second", -EINVAL },
 		{ "", -EINVAL },
 		{ "\n", -EINVAL },
 	};
-	bool (*first)(void *state, u32 bdev_id, u64 sector, u32 sectors);
+	struct hc_admit_in in = { .free_percent = 0 };
 	unsigned int i, j;
 
 	printf("admission policy table and lookup\n");
@@ -532,10 +536,102 @@ static void test_admit(void)
 	}
 	CHECK(!strcmp(hc_admit_policies[HC_ADMIT_FIRST_ACCESS].name,
 		      "first_access"), "default policy name");
-	first = hc_admit_policies[HC_ADMIT_FIRST_ACCESS].admit;
-	for (i = 0; i < 100; i++)
-		CHECK(first(NULL, i, (u64)i << 20, 8 + i),
+	for (i = 0; i < 100; i++) {
+		in.bdev_id = i;
+		in.sector = (u64)i << 20;
+		in.sectors = 8 + i;
+		CHECK(hc_admit_policies[HC_ADMIT_FIRST_ACCESS].admit(&in),
 		      "first_access refused a first access");
+	}
+}
+
+/* One miss through second_access. */
+static bool second(struct hc_admit_ghost *g, u32 free_percent, u32 bdev_id,
+		   u64 sector)
+{
+	struct hc_admit_in in = {
+		.ghost = g,
+		.bdev_id = bdev_id,
+		.sector = sector,
+		.sectors = 8,
+		.free_percent = free_percent,
+	};
+
+	return hc_admit_policies[HC_ADMIT_SECOND_ACCESS].admit(&in);
+}
+
+static void test_admit_second_access(void)
+{
+	static u32 slots[HC_ADMIT_GHOST_MIN];
+	struct hc_admit_ghost g = { slots, HC_ADMIT_GHOST_MIN - 1, 0 };
+	enum { HOT = 500, ROUNDS = 60 };
+	static bool hot_in[HOT];
+	unsigned int i, r, hot_admitted = 0, scan_admitted = 0;
+	u64 scan = 1ULL << 30;
+
+	printf("second_access: ghost table size, warm-up, second miss, hot set against a scan\n");
+	CHECK_EQ_U64(hc_admit_ghost_slots(0), HC_ADMIT_GHOST_MIN, "no cache");
+	CHECK_EQ_U64(hc_admit_ghost_slots(SECS(128 * MIB)), 32768, "128 MiB");
+	CHECK_EQ_U64(hc_admit_ghost_slots(SECS(3 * 32 * MIB)), 16384, "96 MiB");
+	CHECK_EQ_U64(hc_admit_ghost_slots(SECS(1024 * GIB)),
+		     HC_ADMIT_GHOST_MAX, "1 TiB");
+
+	/* While the cache has free space, everything is promoted. */
+	for (i = 0; i < 1000; i++)
+		CHECK(second(&g, HC_ADMIT_FILL_PERCENT + 1, 1, i * 8ULL),
+		      "refused block %u with free space left", i);
+	for (i = 0; i < HC_ADMIT_GHOST_MIN; i++)
+		CHECK(!slots[i], "slot %u used while warming up", i);
+	/* A table that failed to exist degrades to first_access. */
+	CHECK(second(NULL, 0, 1, 0), "refused without a table");
+
+	/* Full: the first miss is remembered, the second promoted, once. */
+	CHECK(!second(&g, HC_ADMIT_FILL_PERCENT, 1, 800), "first miss promoted");
+	CHECK(!second(&g, 0, 2, 800), "another device's block taken for it");
+	CHECK(second(&g, 0, 1, 803), "second miss in the same 4 KiB refused");
+	CHECK(!second(&g, 0, 1, 800), "a third miss promoted: slot not cleared");
+	CHECK(second(&g, 0, 2, 807), "device 2's second miss refused");
+
+	/*
+	 * One pair of slots, full of misses never repeated: two blocks read
+	 * in turn still both get in, whichever slots their misses take.
+	 */
+	{
+		u32 pair[2] = { 0, 0 };
+		struct hc_admit_ghost one = { pair, 1, 0 };
+		bool x_in = false, y_in = false;
+
+		CHECK(!second(&one, 0, 5, 1000 * 8ULL), "stale miss promoted");
+		CHECK(!second(&one, 0, 5, 2000 * 8ULL), "stale miss promoted");
+		for (r = 0; r < 8 && !(x_in && y_in); r++) {
+			x_in = x_in || second(&one, 0, 5, 0);
+			y_in = y_in || second(&one, 0, 5, 8);
+		}
+		CHECK(x_in && y_in, "two blocks sharing a pair: %d %d", x_in,
+		      y_in);
+	}
+
+	/*
+	 * A hot set read over and over between the reads of a scan as
+	 * long: every hot block gets in, no scanned block does.
+	 */
+	memset(slots, 0, sizeof(slots));
+	for (r = 0; r < ROUNDS; r++) {
+		for (i = 0; i < HOT; i++) {
+			u32 h = (i * 7919U + r * 104729U) % HOT;
+
+			if (!hot_in[h] && second(&g, 0, 3, h * 8ULL)) {
+				hot_in[h] = true;
+				hot_admitted++;
+			}
+			scan_admitted += second(&g, 0, 3, scan);
+			scan += 8;
+		}
+	}
+	printf("  hot set: %u of %u blocks promoted in %u rounds; scan: %u of %u\n",
+	       hot_admitted, HOT, ROUNDS, scan_admitted, HOT * ROUNDS);
+	CHECK_EQ_U64(hot_admitted, HOT, "hot blocks promoted");
+	CHECK_EQ_U64(scan_admitted, 0, "scanned blocks promoted");
 }
 
 /* ---- hc_size_parse ---------------------------------------------------------- */
@@ -623,6 +719,7 @@ int main(void)
 	test_decide_grid();
 	test_scan_vs_hot_set();
 	test_admit();
+	test_admit_second_access();
 	test_size_parse();
 	return hc_test_done("test_bypass");
 }

@@ -842,15 +842,25 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 }
 
 /**
- * hc_avail_update() - recount what the bypass decisions look at
+ * hc_avail_update() - recount what the bypass and admission decisions
+ *	look at
  * @c: the set; meta_lock held for writing
  *
  * Called after each refill and at registration, so that the I/O path
- * reads one word instead of counting buckets per I/O.
+ * reads a word instead of counting buckets per I/O.
  */
 void hc_avail_update(struct hc_cache_set *c)
 {
+	u64 usable = c->geom.nbuckets - c->geom.first_bucket -
+		     c->geom.journal_buckets;
+	u64 i, n = 0;
+
+	for (i = 0; i < c->geom.nbuckets; i++)
+		if (c->buckets[i].m.type == HC_BUCKET_FREE)
+			n++;
 	WRITE_ONCE(c->avail_percent, hc_avail_percent(c));
+	WRITE_ONCE(c->free_percent,
+		   usable ? div64_u64(min(n, usable) * 100, usable) : 0);
 }
 
 /**

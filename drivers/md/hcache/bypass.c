@@ -167,12 +167,71 @@ enum hc_bypass_reason hc_bypass_decide(const struct hc_bypass_in *in)
  * and right for a working set that fits; a long scan below the sequential
  * cutoff (random reads of a big file, say) still pushes out the hot set.
  */
-static bool hc_admit_first_access(void *state __always_unused,
-				  u32 bdev_id __always_unused,
-				  u64 sector __always_unused,
-				  u32 sectors __always_unused)
+static bool hc_admit_first_access(const struct hc_admit_in *in __always_unused)
 {
 	return true;
+}
+
+/*
+ * Where a miss of @sector's 4 KiB block goes in the ghost table, and how
+ * it is told from the others there: the two halves of a well mixed hash
+ * (the finaliser of splitmix64). Never 0, which marks an empty slot.
+ */
+static u64 hc_admit_hash(u32 bdev_id, u64 sector)
+{
+	u64 x = (sector >> 3) ^ ((u64)bdev_id << 48);
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x | (1ULL << 32);
+}
+
+/*
+ * Promote on second access: once the cache has no free space left to
+ * fill, each promotion evicts cached data, and a range read once (a scan,
+ * a cold random read) is rarely read again. So a miss is promoted only if
+ * the same 4 KiB block missed before and is still remembered in the ghost
+ * table (a slot pair per hash, each slot a 32-bit fingerprint); a first
+ * miss is remembered there instead. The table holds about
+ * as many blocks as the cache, so "before" means within about one cache's
+ * worth of misses. Keyed by the range's first block: a range read again
+ * in the same pieces, as databases and page caches do, is recognised.
+ */
+static bool hc_admit_second_access(const struct hc_admit_in *in)
+{
+	struct hc_admit_ghost *g = in->ghost;
+	u32 *pair, fp, i;
+	u64 h;
+
+	if (in->free_percent > HC_ADMIT_FILL_PERCENT || !g || !g->slots)
+		return true;
+	h = hc_admit_hash(in->bdev_id, in->sector);
+	pair = &g->slots[h & g->mask & ~1U];
+	fp = h >> 32;
+	for (i = 0; i < 2; i++) {
+		if (READ_ONCE(pair[i]) == fp) {
+			WRITE_ONCE(pair[i], 0);
+			return true;
+		}
+	}
+	/*
+	 * Into an empty slot if there is one, else into either, in turn: a
+	 * slot a block would always take could keep two blocks that hash
+	 * alike, read in turn, pushing each other out for ever.
+	 */
+	if (!READ_ONCE(pair[0])) {
+		i = 0;
+	} else if (!READ_ONCE(pair[1])) {
+		i = 1;
+	} else {
+		i = READ_ONCE(g->hand) & 1;
+		WRITE_ONCE(g->hand, i + 1);
+	}
+	WRITE_ONCE(pair[i], fp);
+	return false;
 }
 
 /* Every admission policy, by enum hc_admit_policy_id. */
@@ -181,7 +240,28 @@ const struct hc_admit_policy hc_admit_policies[HC_ADMIT_NR] = {
 		.name	= "first_access",
 		.admit	= hc_admit_first_access,
 	},
+	[HC_ADMIT_SECOND_ACCESS] = {
+		.name	= "second_access",
+		.admit	= hc_admit_second_access,
+	},
 };
+
+/**
+ * hc_admit_ghost_slots() - size a set's ghost table
+ * @cache_sectors: the cache device's data space
+ *
+ * Return: one slot per 4 KiB of cache, rounded down to a power of two,
+ * within HC_ADMIT_GHOST_MIN and HC_ADMIT_GHOST_MAX (4 MiB of table).
+ */
+u32 hc_admit_ghost_slots(u64 cache_sectors)
+{
+	u64 blocks = cache_sectors >> 3;
+	u32 n = HC_ADMIT_GHOST_MIN;
+
+	while (n < HC_ADMIT_GHOST_MAX && (u64)n * 2 <= blocks)
+		n *= 2;
+	return n;
+}
 
 /* @s is @name, or @name and a newline as sysfs writes come. */
 static bool hc_name_eq(const char *name, const char *s)

@@ -33,11 +33,16 @@
 #include "hcache_ondisk.h"
 
 /*
- * pure.h gives userspace no attribute macros: the kernel always has this
- * one (compiler_attributes.h), glibc has its own name for it.
+ * pure.h gives userspace no attribute or access macros: the kernel
+ * always has these (compiler_attributes.h, rwonce.h), glibc has its own
+ * name for the attribute.
  */
 #ifndef __always_unused
 #define __always_unused	__attribute_maybe_unused__
+#endif
+#ifndef READ_ONCE
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #endif
 
 /* ---- Sequential stream detection --------------------------------------- */
@@ -117,30 +122,74 @@ struct hc_bypass_in {
 
 /* ---- Admission policy for read misses ----------------------------------- */
 
+/*
+ * second_access promotes every miss while more than this share (percent)
+ * of the cache's buckets are free: filling free space evicts nothing, so
+ * warming up is as fast as with first_access. Below it, a range is
+ * promoted on its second miss only.
+ */
+#define HC_ADMIT_FILL_PERCENT	20
+
+/* Ghost table slots: one per 4 KiB of cache, a power of two within these. */
+#define HC_ADMIT_GHOST_MIN	4096U
+#define HC_ADMIT_GHOST_MAX	(1U << 20)
+
+/**
+ * struct hc_admit_ghost - the read misses a set remembers having refused
+ * @slots: per slot, the fingerprint of the last refused miss that hashed
+ *	to it, 0 for none
+ * @mask: the number of slots (a power of two, hc_admit_ghost_slots())
+ *	minus one
+ * @hand: which slot of a full pair a miss takes next, in turn
+ *
+ * Read and written without a lock, one aligned u32 at a time, from many
+ * CPUs: two misses racing for a slot can at worst make one range promoted
+ * a miss early or late, which costs a cache write or a miss, never data.
+ */
+struct hc_admit_ghost {
+	u32	*slots;
+	u32	mask;
+	u32	hand;
+};
+
+/**
+ * struct hc_admit_in - what an admission policy looks at
+ * @ghost: the set's ghost table, for a policy that remembers misses
+ * @bdev_id: the backing device of the missed range
+ * @sector: the range's first sector on it
+ * @sectors: its length
+ * @free_percent: share (percent) of the cache's buckets that are free,
+ *	holding no data at all
+ */
+struct hc_admit_in {
+	struct hc_admit_ghost	*ghost;
+	u32			bdev_id;
+	u64			sector;
+	u32			sectors;
+	u32			free_percent;
+};
+
 /**
  * struct hc_admit_policy - decides which read misses are promoted
  * @name: as shown and written in sysfs
  * @admit: called for each read miss that hc_bypass_decide() let through.
- *	@state is the policy's own state, NULL for a stateless policy;
- *	@bdev_id, @sector and @sectors name the missed range of the backing
- *	device. Returns true to promote the range into the cache, false to
- *	leave it out (the I/O path counts HC_BYPASS_POLICY). Called in the
- *	I/O path with no hcache lock held, possibly on many CPUs at once, so
- *	it must not sleep and does its own locking; required.
+ *	Returns true to promote the range into the cache, false to leave it
+ *	out (the I/O path counts HC_BYPASS_POLICY). Called in the I/O path
+ *	with no hcache lock held, possibly on many CPUs at once, so it must
+ *	not sleep; required.
  *
- * A scan-resistant policy (admit only ranges seen recently, say) is one
- * more entry in hc_admit_policies[] with its own @admit; the I/O path
- * does not change.
+ * A new policy is one more entry in hc_admit_policies[] with its own
+ * @admit; the I/O path does not change.
  */
 struct hc_admit_policy {
 	const char	*name;
-	bool		(*admit)(void *state, u32 bdev_id, u64 sector,
-				 u32 sectors);
+	bool		(*admit)(const struct hc_admit_in *in);
 };
 
 /* Indices into hc_admit_policies[]; the first is the default. */
 enum hc_admit_policy_id {
 	HC_ADMIT_FIRST_ACCESS = 0,
+	HC_ADMIT_SECOND_ACCESS,
 	HC_ADMIT_NR,
 };
 
@@ -152,6 +201,7 @@ u64 hc_seq_note(struct hc_seq_detect *d, u64 sector, u32 sectors);
 const char *hc_bypass_reason_name(enum hc_bypass_reason r);
 enum hc_bypass_reason hc_bypass_decide(const struct hc_bypass_in *in);
 int hc_admit_policy_find(const char *name);
+u32 hc_admit_ghost_slots(u64 cache_sectors);
 int hc_size_parse(const char *s, u64 *bytes);
 
 #endif /* _HCACHE_BYPASS_H */

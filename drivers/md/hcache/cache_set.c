@@ -208,6 +208,7 @@ void hc_cache_set_free(struct hc_cache_set *c)
 	hc_journal_exit(c);
 	hc_alloc_exit(c);
 	kvfree(c->table);
+	kvfree(c->admit_ghost.slots);
 	if (c->sb_buf)
 		__free_page(c->sb_buf);
 	kfree(c);
@@ -219,6 +220,7 @@ static void hc_cache_set_stop_work(struct work_struct *work);
 static int hc_cache_set_geometry(struct hc_cache_set *c)
 {
 	const struct hc_sb_cache *s = &c->sb.cache;
+	u32 n;
 
 	c->geom.nbuckets = s->nbuckets;
 	c->geom.bucket_sectors = s->bucket_size >> SECTOR_SHIFT;
@@ -253,6 +255,11 @@ static int hc_cache_set_geometry(struct hc_cache_set *c)
 		       c->bdev);
 		return -EROFS;
 	}
+	n = hc_admit_ghost_slots(c->cache_sectors);
+	c->admit_ghost.slots = kvcalloc(n, sizeof(u32), GFP_KERNEL);
+	if (!c->admit_ghost.slots)
+		return -ENOMEM;
+	c->admit_ghost.mask = n - 1;
 	return 0;
 }
 

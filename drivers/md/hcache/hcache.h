@@ -664,6 +664,9 @@ enum hc_stop_policy {
  * @write_work: inserts them and completes the writes
  *	(hc_write_insert_work(), on hc_io_wq)
  * @avail_percent: hc_avail_update()'s last count, for the I/O path
+ * @free_percent: likewise, the share of buckets holding no data at all
+ * @admit_ghost: read misses the second_access policy refused (bypass.h);
+ *	allocated at registration, updated lock-free by the I/O path
  * @io_stats: stats_total/ and the other windows, all backing devices
  * @debugfs: /sys/kernel/debug/hcache/<set-uuid>/
  * @gc: garbage collection
@@ -753,6 +756,8 @@ struct hc_cache_set {
 	struct list_head	write_done;
 	struct work_struct	write_work;
 	u32			avail_percent;
+	u32			free_percent;
+	struct hc_admit_ghost	admit_ghost;
 	struct hc_stats		io_stats;
 	struct dentry		*debugfs;
 	struct hc_gc		gc;

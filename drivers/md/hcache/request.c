@@ -731,6 +731,22 @@ static void hc_frag_submit(struct hc_frag *f, bio_end_io_t *endio)
 	submit_bio_noacct(&f->bio);
 }
 
+/* Whether the backing device's admission policy promotes a missed range. */
+static bool hc_read_admit(struct hc_request *req,
+			  const struct hc_admit_policy *admit,
+			  u64 start, u32 n)
+{
+	struct hc_admit_in in = {
+		.ghost = &req->c->admit_ghost,
+		.bdev_id = req->id,
+		.sector = start,
+		.sectors = n,
+		.free_percent = READ_ONCE(req->c->free_percent),
+	};
+
+	return admit->admit(&in);
+}
+
 /*
  * Sectors [start, end) of a read request, fragment by fragment. In the
  * submitter's context (@in_submit), which may not wait for bios it
@@ -789,7 +805,7 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 			promote = req->reason == HC_BYPASS_NONE && !backing_only;
 			if (promote)
 				n = min(n, c->geom.bucket_sectors);
-			if (promote && !admit->admit(NULL, req->id, start, n)) {
+			if (promote && !hc_read_admit(req, admit, start, n)) {
 				req->reason = HC_BYPASS_POLICY;
 				promote = false;
 			}
