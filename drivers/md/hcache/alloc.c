@@ -841,6 +841,15 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 		hc_dirty_note(c, k->bdev_id, end - start, false);
 }
 
+/* @n buckets as a percentage of those outside the superblock and journal. */
+static u32 hc_usable_percent(struct hc_cache_set *c, u64 n)
+{
+	u64 usable = c->geom.nbuckets - c->geom.first_bucket -
+		     c->geom.journal_buckets;
+
+	return usable ? div64_u64(n * 100, usable) : 0;
+}
+
 /**
  * hc_avail_update() - recount what the bypass and admission decisions
  *	look at
@@ -851,16 +860,10 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
  */
 void hc_avail_update(struct hc_cache_set *c)
 {
-	u64 usable = c->geom.nbuckets - c->geom.first_bucket -
-		     c->geom.journal_buckets;
-	u64 i, n = 0;
+	u64 free, avail = hc_buckets_available(c, &free);
 
-	for (i = 0; i < c->geom.nbuckets; i++)
-		if (c->buckets[i].m.type == HC_BUCKET_FREE)
-			n++;
-	WRITE_ONCE(c->avail_percent, hc_avail_percent(c));
-	WRITE_ONCE(c->free_percent,
-		   usable ? div64_u64(min(n, usable) * 100, usable) : 0);
+	WRITE_ONCE(c->avail_percent, hc_usable_percent(c, avail));
+	WRITE_ONCE(c->free_percent, hc_usable_percent(c, free));
 }
 
 /**
@@ -872,22 +875,20 @@ void hc_avail_update(struct hc_cache_set *c)
  */
 u32 hc_avail_percent(struct hc_cache_set *c)
 {
-	u64 usable = c->geom.nbuckets - c->geom.first_bucket -
-		     c->geom.journal_buckets;
-
-	return usable ? div64_u64(hc_buckets_available(c) * 100, usable) : 0;
+	return hc_usable_percent(c, hc_buckets_available(c, NULL));
 }
 
 /**
  * hc_buckets_available() - buckets that could take new data
  * @c: the set; meta_lock held
+ * @free: if not NULL, set to how many of them hold no data at all
  *
  * Return: buckets outside the superblock and journal that hold neither
  * metadata nor dirty data.
  */
-u64 hc_buckets_available(struct hc_cache_set *c)
+u64 hc_buckets_available(struct hc_cache_set *c, u64 *free)
 {
-	u64 i, n = 0;
+	u64 i, n = 0, nfree = 0;
 
 	for (i = 0; i < c->geom.nbuckets; i++) {
 		const struct hc_bucket *b = &c->buckets[i];
@@ -895,6 +896,10 @@ u64 hc_buckets_available(struct hc_cache_set *c)
 		if ((b->m.type == HC_BUCKET_FREE ||
 		     b->m.type == HC_BUCKET_DATA) && !b->m.dirty)
 			n++;
+		if (b->m.type == HC_BUCKET_FREE)
+			nfree++;
 	}
+	if (free)
+		*free = nfree;
 	return n;
 }

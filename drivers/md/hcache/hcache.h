@@ -896,7 +896,7 @@ void hc_prio_get(void *priv, u64 bucket, u8 *gen, u16 *prio);
 void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k);
 void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 			       u64 end);
-u64 hc_buckets_available(struct hc_cache_set *c);
+u64 hc_buckets_available(struct hc_cache_set *c, u64 *free);
 u64 hc_dirty_sectors(struct hc_cache_set *c, u32 id);
 extern const char * const hc_replacement_names_table[HC_REPL_NR];
 
