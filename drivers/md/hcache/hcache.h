@@ -119,8 +119,10 @@
  * are cut into fragments at key boundaries: cached ones read the cache and
  * re-check their bucket's gen on completion (looked up again if it was
  * reused meanwhile; a failed read of clean data goes to the backing
- * device); gaps read the backing device and, unless bypassed, are
- * promoted: copied into our pages, then written to the cache and inserted
+ * device); gaps read the backing device and, unless bypassed or refused
+ * by the backing device's admission policy (second_access: a full cache
+ * takes a block on its second miss, remembered in the set's lock-free
+ * admit_ghost table), are promoted: copied into our pages, then written to the cache and inserted
  * clean, in batches, by the set's hcache_promote thread at nice 19. Leaves
  * hold at most HC_LEAF_KEYS keys, which bounds an insert's memmove. Writes by
  * cache_mode: writethrough (both devices, clean key), writeback (cache
