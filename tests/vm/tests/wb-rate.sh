@@ -13,8 +13,9 @@
 #    writeback_rate_update_seconds 1. Dirty data is first brought to the
 #    target with writeback paused; then fio writes 4 KiB at random places
 #    at 40 KiB/s (--rate) for 150 s while writeback_rate_debug is sampled
-#    every second; the trace (time, rate, dirty, target, P, I, D, idle,
-#    in_band) is printed. The load is small enough for the default
+#    every second, from the load's first write on (fio can take seconds to
+#    start on a debug kernel); the trace (time, rate, dirty, target, P, I,
+#    D, idle, in_band) is printed. The load is small enough for the default
 #    controller (P 1/40 s, I 1/6400 s^2: a time constant of about 80 s) to
 #    keep dirty data within the band of a 12.8 MiB target (+-1/8 of it) as
 #    it raises the rate from the minimum to the load's. It passes when:
@@ -131,12 +132,15 @@ fio --name=prefill --filename=/dev/$dev --rw=randwrite --bs=4k --size=$region \
 	hc_fail "fio prefill failed: $(tail -5 "$W/prefill.fio")"
 hc_log "dirty_data $(wb_dirty $dev) for target $target"
 wb_set $dev writeback_running 1
+writes0=$(io_bstat /dev/$dev 5)
 fio --name=load --filename=/dev/$dev --rw=randwrite --bs=4k --size=$region \
 	--rate=$load_rate --iodepth=1 --ioengine=libaio --direct=1 --time_based \
 	--runtime=$load_secs --randrepeat=0 --randseed=2 --output="$W/load.fio" >/dev/null 2>&1 &
 pid=$!
 trace=$W/trace
 : >"$trace"
+load_started() { [ "$(io_bstat /dev/$dev 5)" -gt "$writes0" ]; }
+hc_wait load_started
 t0=$(io_now)
 # The trace: writeback_rate_debug, then dirty_data itself and the keys
 # written back so far.
