@@ -11,7 +11,7 @@
 #   make demo            boot a VM and show hcache at work
 #   make bench           hcache against bcache, dm-cache, raw disks (KERNELS=)
 #   make bench-profile   where hcache's time goes in bench workload b or c
-#                        (WORKLOAD=, KERNEL=)
+#                        (WORKLOAD=, KERNEL=, MODE=, ADMIT=)
 #   make install         install the module, tools, rules and man pages
 #
 # KDIR=<kernel build dir> builds for that kernel. Without it: the running
@@ -88,7 +88,8 @@ bench: deps modules tools
 # Where hcache's time goes in bench workload WORKLOAD (b or c, default c):
 # one guest, the second of three runs traced with ftrace (tests/bench/).
 bench-profile: deps modules tools
-	WORKLOAD="$(WORKLOAD)" ./tests/bench/profile.sh
+	WORKLOAD="$(WORKLOAD)" KERNEL="$(KERNEL)" MODE="$(MODE)" ADMIT="$(ADMIT)" \
+		./tests/bench/profile.sh
 
 install: all
 	./scripts/install.sh install "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" $(KDIRS)

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench-profile, the guest half (run by tests/bench/profile.sh through
 # tests/vm/run-test.sh): where hcache's time goes in one bench workload.
-# hcache alone on the bench's disks (tests/bench/guest.sh), writeback mode;
+# hcache alone on the bench's disks (tests/bench/guest.sh), in mode
+# hcbench.mode (default writeback) with admission_policy hcbench.admit
+# (default first_access);
 # 20 s of random reads over 512 MiB fill the cache with clean data, as the
 # bench's earlier workloads do; then the workload (hcbench.workload=b, cold
 # uniform random reads, or c, 4 KiB random writes over 64 MiB) runs three
@@ -27,6 +29,8 @@ arg() {
 	echo "${v:-$2}"
 }
 W=$(arg workload c)
+MODE=$(arg mode writeback)
+ADMIT=$(arg admit first_access)
 R=$HC_RESULTS
 case $W in
 b) job=(--rw=randread --size=1800m) ;;
@@ -41,8 +45,9 @@ back="irqmode=2 completion_nsec=4000000"
 grep -q max_sectors /sys/kernel/config/nullb/features && back+=" max_sectors=2048"
 IO_CACHE_ATTRS="irqmode=2 completion_nsec=50000" IO_BACK_ATTRS=$back \
 	io_setup 128 8192 --bucket 64k
-io_mode hcache0 writeback
+io_mode hcache0 "$MODE"
 S=$(io_sysdir hcache0)
+hc_write "$S/admission_policy" "$ADMIT"
 
 counters() {
 	local f

@@ -10,12 +10,23 @@
 #                    default c
 #   KERNEL=RELEASE   a kernel release or its prefix (default: the newest
 #                    installed 6.12)
+#   MODE=MODE        hcache's cache mode (default writeback; none gives
+#                    the floor: every I/O passed to the backing device)
+#   ADMIT=POLICY     hcache's admission_policy (default first_access)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 w=${WORKLOAD:-c}
 case $w in b | c) ;; *) echo "bench-profile: WORKLOAD=$w: b or c" >&2; exit 1 ;; esac
+mode=${MODE:-writeback}
+admit=${ADMIT:-first_access}
+case $mode in writethrough | writeback | writearound | none) ;;
+*) echo "bench-profile: MODE=$mode: writethrough, writeback, writearound or none" >&2; exit 1 ;;
+esac
+case $admit in first_access | second_access) ;;
+*) echo "bench-profile: ADMIT=$admit: first_access or second_access" >&2; exit 1 ;;
+esac
 k=
 for b in /lib/modules/"${KERNEL:-6.12}"*/build; do
 	[ -e "$b" ] && k=$(printf '%s\n' "$k" "$(basename "$(dirname "$b")")" | sort -V | tail -n 1)
@@ -25,11 +36,12 @@ if [ -z "$k" ] || [ ! -f "/boot/vmlinuz-$k" ]; then
 	exit 1
 fi
 [ -f "build/$k/hcache/hcache.ko" ] || { echo "bench-profile: build/$k/hcache/hcache.ko is not built: run make" >&2; exit 1; }
-res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-profile-$w
+res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-profile-$w-$mode-$admit
 work=$top/build/bench-profile/$k
 mkdir -p "$res"
-echo "bench-profile: $k, workload $w: one guest, about 3 minutes"
-HC_APPEND="${HC_APPEND:-} hcbench.workload=$w" tests/vm/run-test.sh "$k" tests/bench/profile-guest.sh "$work"
+echo "bench-profile: $k, workload $w, $mode, $admit: one guest, about 3 minutes"
+HC_APPEND="${HC_APPEND:-} hcbench.workload=$w hcbench.mode=$mode hcbench.admit=$admit" \
+	tests/vm/run-test.sh "$k" tests/bench/profile-guest.sh "$work"
 rc=$?
 cp -r "$work/out/." "$res/"
 cp "$work/console.log" "$res/" 2>/dev/null
