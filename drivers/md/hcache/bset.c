@@ -156,7 +156,13 @@ static void hc_bset_apply(struct hc_bset_mem *set, const struct hc_key *new,
 		hc_key_cut_front(&repl[n++], new->end);
 	}
 
-	if (p->j < set->nr)
+	/*
+	 * An overwrite of exactly one key (n == j - i), the common case of
+	 * random rewrites and of writeback marking keys clean, moves nothing:
+	 * memmove() would still copy the whole tail onto itself, which costs
+	 * as much as a real shift.
+	 */
+	if (p->j < set->nr && p->i + n != p->j)
 		memmove(set->keys + p->i + n, set->keys + p->j,
 			(set->nr - p->j) * sizeof(*set->keys));
 	if (n)
