@@ -59,7 +59,7 @@ BENCH_BUCKET=$(bench_arg bucket 64k)
 BENCH_RUNTIME=$(bench_arg runtime 10)
 BENCH_IODEPTH=$(bench_arg iodepth 32)
 BENCH_ZIPF_MIB=$(bench_arg zipf_mib 512)
-BENCH_ADMIT=$(bench_arg admit first_access)
+BENCH_ADMIT=$(bench_arg admit second_access)
 R=$HC_RESULTS
 mkdir -p "$R/fio"
 : >"$R/systems.tsv"

@@ -4,7 +4,8 @@
 # tests/vm/run-test.sh): where hcache's time goes in one bench workload.
 # hcache alone on the bench's disks (tests/bench/guest.sh), in mode
 # hcbench.mode (default writeback) with admission_policy hcbench.admit
-# (default first_access);
+# (default second_access), writeback_running hcbench.writeback_running
+# (default 1; 0 shows a workload without writeback's cost);
 # 20 s of random reads over 512 MiB fill the cache with clean data, as the
 # bench's earlier workloads do; then the workload (hcbench.workload=b, cold
 # uniform random reads, or c, 4 KiB random writes over 64 MiB) runs three
@@ -30,7 +31,8 @@ arg() {
 }
 W=$(arg workload c)
 MODE=$(arg mode writeback)
-ADMIT=$(arg admit first_access)
+ADMIT=$(arg admit second_access)
+WB=$(arg writeback_running 1)
 R=$HC_RESULTS
 case $W in
 b) job=(--rw=randread --size=1800m) ;;
@@ -48,6 +50,7 @@ IO_CACHE_ATTRS="irqmode=2 completion_nsec=50000" IO_BACK_ATTRS=$back \
 io_mode hcache0 "$MODE"
 S=$(io_sysdir hcache0)
 hc_write "$S/admission_policy" "$ADMIT"
+hc_write "$S/writeback_running" "$WB"
 
 counters() {
 	local f

@@ -12,7 +12,7 @@
 #                    installed 6.12)
 #   MODE=MODE        hcache's cache mode (default writeback; none gives
 #                    the floor: every I/O passed to the backing device)
-#   ADMIT=POLICY     hcache's admission_policy (default first_access)
+#   ADMIT=POLICY     hcache's admission_policy (default second_access)
 #                    The guest refuses a mode or policy hcache does not
 #                    know, as sysfs does, so no list of them is kept here.
 set -uo pipefail
@@ -22,7 +22,7 @@ cd "$top" || exit 1
 w=${WORKLOAD:-c}
 case $w in b | c) ;; *) echo "bench-profile: WORKLOAD=$w: b or c" >&2; exit 1 ;; esac
 mode=${MODE:-writeback}
-admit=${ADMIT:-first_access}
+admit=${ADMIT:-second_access}
 k=
 for b in /lib/modules/"${KERNEL:-6.12}"*/build; do
 	[ -e "$b" ] && k=$(printf '%s\n' "$k" "$(basename "$(dirname "$b")")" | sort -V | tail -n 1)

@@ -15,7 +15,7 @@
 #                        BENCH_BACK_MIB, BENCH_BACK_NSEC, BENCH_CACHE_MIB,
 #                        BENCH_CACHE_NSEC, BENCH_BUCKET, BENCH_IODEPTH,
 #                        BENCH_ZIPF_MIB (see guest.sh for the defaults)
-#   BENCH_ADMIT=POLICY   hcache's admission_policy (default first_access,
+#   BENCH_ADMIT=POLICY   hcache's admission_policy (default second_access,
 #                        hcache's default)
 #   BENCH_OUT=DIR        where the per-kernel folders go (default
 #                        bench-results/)

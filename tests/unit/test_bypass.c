@@ -535,7 +535,9 @@ static void test_admit(void)
 		      finds[i].name, got, finds[i].want);
 	}
 	CHECK(!strcmp(hc_admit_policies[HC_ADMIT_FIRST_ACCESS].name,
-		      "first_access"), "default policy name");
+		      "first_access"), "first_access's name");
+	CHECK(!strcmp(hc_admit_policies[HC_ADMIT_DEFAULT].name,
+		      "second_access"), "default policy name");
 	for (i = 0; i < 100; i++) {
 		in.bdev_id = i;
 		in.sector = (u64)i << 20;

@@ -881,7 +881,10 @@ u32 hc_avail_percent(struct hc_cache_set *c)
 /**
  * hc_buckets_available() - buckets that could take new data
  * @c: the set; meta_lock held
- * @free: if not NULL, set to how many of them hold no data at all
+ * @free: if not NULL, set to how many of them hold no data at all and are
+ *	not on a free list: the lists keep up to about a hundred buckets
+ *	ready, which would make a small cache with big buckets never look
+ *	full to the admission policy
  *
  * Return: buckets outside the superblock and journal that hold neither
  * metadata nor dirty data.
@@ -896,7 +899,7 @@ u64 hc_buckets_available(struct hc_cache_set *c, u64 *free)
 		if ((b->m.type == HC_BUCKET_FREE ||
 		     b->m.type == HC_BUCKET_DATA) && !b->m.dirty)
 			n++;
-		if (b->m.type == HC_BUCKET_FREE)
+		if (hc_bucket_empty(c, i))
 			nfree++;
 	}
 	if (free)

@@ -132,7 +132,7 @@ struct hc_backing *hc_backing_alloc(void)
 	spin_lock_init(&b->seq_lock);
 	hc_seq_init(&b->seq);
 	b->sequential_cutoff = HC_SEQ_CUTOFF_DEFAULT;
-	b->admit = HC_ADMIT_FIRST_ACCESS;
+	b->admit = HC_ADMIT_DEFAULT;
 	hc_writeback_init(b);
 	b->minor_index = -1;
 	kobject_init(&b->kobj, &hc_backing_ktype);

@@ -120,8 +120,8 @@
  * re-check their bucket's gen on completion (looked up again if it was
  * reused meanwhile; a failed read of clean data goes to the backing
  * device); gaps read the backing device and, unless bypassed or refused
- * by the backing device's admission policy (second_access: a full cache
- * takes a block on its second miss, remembered in the set's lock-free
+ * by the backing device's admission policy (second_access, the default:
+ * a full cache takes a block on its second miss, remembered in the set's lock-free
  * admit_ghost table), are promoted: copied into our pages, then written to the cache and inserted
  * clean, in batches, by the set's hcache_promote thread at nice 19. Leaves
  * hold at most HC_LEAF_KEYS keys, which bounds an insert's memmove. Writes by
@@ -666,7 +666,8 @@ enum hc_stop_policy {
  * @write_work: inserts them and completes the writes
  *	(hc_write_insert_work(), on hc_io_wq)
  * @avail_percent: hc_avail_update()'s last count, for the I/O path
- * @free_percent: likewise, the share of buckets holding no data at all
+ * @free_percent: likewise, the share of buckets holding no data at all and
+ *	not on a free list
  * @admit_ghost: read misses the second_access policy refused (bypass.h);
  *	allocated at registration, updated lock-free by the I/O path
  * @io_stats: stats_total/ and the other windows, all backing devices

@@ -1,5 +1,5 @@
-# admission_policy: the file shows [first_access] by default, takes
-# second_access and first_access, refuses junk. With second_access on a
+# admission_policy: the file shows [second_access] by default, takes
+# first_access and second_access, refuses junk. With second_access on a
 # 32 MiB cache: while more than 20% of its buckets are free every miss is
 # promoted (a 12 MiB region read once counts no bypass_policy and reads
 # back all hits). Once a 32 MiB region has filled it, a fresh 1 MiB
@@ -20,11 +20,14 @@ sys=$(io_sysdir $dev)
 io_cutoff $dev 0
 
 # The file.
-grep -qx '\[first_access\] second_access' "$sys/admission_policy" ||
+grep -qx 'first_access \[second_access\]' "$sys/admission_policy" ||
 	hc_fail "admission_policy by default: $(cat "$sys/admission_policy")"
 for bad in junk second '' first_access2; do
 	hc_write_fails "Invalid argument" "$sys/admission_policy" "$bad"
 done
+hc_write "$sys/admission_policy" first_access
+grep -qx '\[first_access\] second_access' "$sys/admission_policy" ||
+	hc_fail "admission_policy after writing first_access: $(cat "$sys/admission_policy")"
 hc_write "$sys/admission_policy" second_access
 grep -qx 'first_access \[second_access\]' "$sys/admission_policy" ||
 	hc_fail "admission_policy after writing second_access: $(cat "$sys/admission_policy")"
