@@ -67,7 +67,7 @@ for k in "${kernels[@]}"; do
 	stamp=$(date -u +%Y-%m-%d-%H%M)
 	res=$out/$stamp-$k
 	work=$top/build/bench/$k
-	mkdir -p "$res"
+	mkdir -p "$res" "$(dirname "$work")"
 	echo "bench: $k: one guest, about 20 minutes; log: $work/out/test.log"
 	t0=$SECONDS
 	# Other guests on the host take CPU time from this one: note them.
