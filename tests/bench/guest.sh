@@ -38,7 +38,7 @@
 # Output in $HC_RESULTS: systems.tsv (what was set up, or why not), runs.tsv
 # (one line per measurement), fio/*.json, fio/*_iops.*.log, env.txt,
 # counters.txt (hcache's and bcache's counters after each workload).
-# timeout: 2100
+# timeout: 2700
 # memory: 3G
 # smp: 1
 
