@@ -56,6 +56,10 @@ hits() {
 reads() {
 	echo $(( $(hits) + $(io_stat $dev cache_misses) + $(io_stat $dev cache_bypass_misses) ))
 }
+# refused: the misses the admission policy refused.
+refused() {
+	io_stat $dev bypass_policy
+}
 reads_ge() {
 	[ "$(reads)" -ge "$1" ]
 }
@@ -69,13 +73,13 @@ cpu() {
 # Fill the cache: random reads promoted until the policy starts refusing.
 io_mode $dev writethrough
 for i in $(seq 12); do
-	[ "$(io_stat $dev bypass_policy)" -gt 1000 ] && break
+	[ "$(refused)" -gt 1000 ] && break
 	run fill >/dev/null
 done
 io_settle
-hc_log "filled: $(io_stats_line $dev) bypass_policy=$(io_stat $dev bypass_policy)"
-[ "$(io_stat $dev bypass_policy)" -gt 1000 ] ||
-	hc_fail "the cache never filled: second_access refused $(io_stat $dev bypass_policy) misses"
+n=$(refused)
+hc_log "filled: $(io_stats_line $dev) bypass_policy=$n"
+[ "$n" -gt 1000 ] || hc_fail "the cache never filled: second_access refused $n misses"
 
 none=()
 wt=()
@@ -86,7 +90,7 @@ for i in 1 2; do
 		h0=$(hits)
 		t0=$(reads)
 		w0=$(io_bstat "$IO_CDEV" 7)
-		p0=$(io_stat $dev bypass_policy)
+		p0=$(refused)
 		c0=$(cpu)
 		iops=$(run $mode)
 		c1=$(cpu)
@@ -98,7 +102,7 @@ for i in 1 2; do
 		h=$(( $(hits) - h0 ))
 		t=$(( $(reads) - t0 ))
 		w=$(( ($(io_bstat "$IO_CDEV" 7) - w0) / 2048 ))
-		p=$(( $(io_stat $dev bypass_policy) - p0 ))
+		p=$(( $(refused) - p0 ))
 		hc_log "$mode #$i: $iops IOPS; $h hits of $t reads; $p refused; $w MiB written to the cache; guest CPUs ${busy}% busy; $(io_stats_line $dev)"
 		[ $((h * 20)) -le "$t" ] ||
 			hc_fail "$mode #$i: $h hits of $t reads: this does not measure misses"
