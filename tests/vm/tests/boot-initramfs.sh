@@ -11,6 +11,7 @@
 # assemble the set in its initramfs and reach that init, attached: the
 # harness boots that second VM after the test ("reboot-with" below).
 # timeout: 180
+# one-kernel: the initramfs hook and udev rules do not depend on the kernel; 3 min
 # drives: root:64M cache:80M
 # The harness's second boot, from the initrd.img left behind:
 # reboot-with: root=/dev/hcache0

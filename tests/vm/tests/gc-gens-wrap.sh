@@ -36,6 +36,7 @@
 # Logged: the gen and GC counters (buckets_gen_wrapped,
 # buckets_gen_limited, gc_*) and bucket_usage after each part.
 # timeout: 600
+# one-kernel: generation arithmetic and GC, which call no kernel interface the other tests do not; 2.5 min
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 . "$HC_ROOT/tests/vm/gc-lib.sh"

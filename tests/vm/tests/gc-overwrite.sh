@@ -39,6 +39,7 @@
 # required), the gc_* counters and bucket_usage before and after the
 # triggered GC.
 # timeout: 600
+# one-kernel: a 4 min soak of GC under writes; the kernel-facing paths run in the io- and wb- tests on both
 # alone: no I/O may take 5 s, a bound two busy guests on 2 cores can approach
 
 . "$HC_ROOT/tests/vm/io-lib.sh"

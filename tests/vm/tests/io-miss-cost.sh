@@ -30,6 +30,7 @@
 # machine with cores to spare, and promotions run at nice 19
 # (hc_promote_thread()) in the time reads leave idle.
 # timeout: 480
+# one-kernel: a 3 min timing comparison; mode none and writethrough run on both kernels in io-fio-modes
 # alone: compares the IOPS of two modes
 # smp: 1
 

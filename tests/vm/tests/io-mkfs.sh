@@ -7,6 +7,7 @@
 # against them). Later runs overwrite what the first wrote, so cache_hits
 # rises from run to run. The filesystem left is clean; errors 0, check ok.
 # timeout: 300
+# one-kernel: a timing comparison; io-ext4 runs mkfs on both kernels
 # alone: five timed mkfs runs compared with each other
 
 . "$HC_ROOT/tests/vm/io-lib.sh"

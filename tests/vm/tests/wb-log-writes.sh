@@ -50,6 +50,7 @@
 # carries the last round's last plain write, the rule of that round's
 # mark must FAIL (and the rule of the mark before it pass).
 # timeout: 330
+# one-kernel: replays every write of a crash (3 min); wb-crash cuts power on both kernels
 # drives: cache:32M log:256M backing:8M
 
 # shellcheck disable=SC2034 # io-lib.sh's helpers read the IO_* variables

@@ -31,6 +31,7 @@
 # 3. When the load stops, idle turns 1 within 5 s and dirty_data reaches 0
 #    within 30 s (full speed; the drain rate is printed).
 # timeout: 300
+# one-kernel: a 3.5 min timing test of the rate controller's math, which is the same on both kernels
 # alone: the rate controller is watched against wall-clock time
 
 . "$HC_ROOT/tests/vm/io-lib.sh"

@@ -27,6 +27,7 @@
 # the bcache half is skipped, loudly, and hcache must instead issue at
 # most a quarter as many writes as there are dirty extents.
 # timeout: 300
+# one-kernel: a 2 min comparison of backing writes with stock bcache; wb-basic flushes on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 
