@@ -30,7 +30,8 @@
  *    and then written all in flight at once. Each copy is inserted with
  *    a compare-and-swap: only where the tree still maps the sectors as
  *    read, dirty, to the same live pointer. The emptied buckets keep
- *    their clean data, which the replacement policy may then evict.
+ *    their clean data, which the replacement policy may then evict, and
+ *    refill the reserve for another round (hc_gc_moving()).
  *
  * A run starts when the allocator finds too few buckets to reclaim or a
  * gen limit in its way, after an eighth of the cache was allocated since
@@ -38,6 +39,7 @@
  */
 
 #include "hcache.h"
+#include "bypass.h"
 
 #include <linux/kthread.h>
 #include <linux/sort.h>
@@ -48,6 +50,12 @@
 /* Pieces copied per moving batch, and their bytes at most. */
 #define HC_MOVE_PIECES		256U
 #define HC_MOVE_BUF_BYTES	(1U << 20)
+/*
+ * Moving rounds per GC run at most, and where a run the allocator started
+ * stops: twice the share below which writes bypass (HC_BYPASS_FULL_PERCENT).
+ */
+#define HC_MOVE_ROUNDS		8U
+#define HC_MOVE_UNTIL_PERCENT	(2 * HC_BYPASS_FULL_PERCENT)
 
 /**
  * hc_gc_note_ptr() - a pointer into a bucket exists during the mark
@@ -420,35 +428,30 @@ static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 	return ret ?: alloc_ret;
 }
 
-static int hc_gc_moving(struct hc_cache_set *c)
+/*
+ * Move the dirty data of the buckets hc_move_choose() flagged: a batch of
+ * pieces at a time, in key order. Return: 0, or -errno (-ENOSPC when the
+ * moving reserve ran dry).
+ */
+static int hc_move_chosen(struct hc_cache_set *c, struct hc_move *mv)
 {
-	struct hc_gc *gc = &c->gc;
-	struct hc_move mv = { .c = c };
 	struct hc_pos pos = { 0, 0 };
 	unsigned int again = 0;
-	u64 chosen;
 	int ret = 1;
 
-	mv.p = kvmalloc_array(HC_MOVE_PIECES, sizeof(*mv.p), GFP_KERNEL);
-	if (!mv.p)
-		return -ENOMEM;
-	down_write(&c->meta_lock);
-	chosen = hc_move_choose(c);
-	up_write(&c->meta_lock);
-
-	while (chosen && ret > 0 && !kthread_should_stop()) {
+	while (ret > 0 && !kthread_should_stop()) {
 		struct hc_pos from = pos;
 
-		mv.nr = 0;
-		mv.bytes = 0;
-		mv.full = false;
+		mv->nr = 0;
+		mv->bytes = 0;
+		mv->full = false;
 		down_read(&c->meta_lock);
-		ret = hc_btree_scan_all(c, &pos, 1, hc_move_collect, &mv);
+		ret = hc_btree_scan_all(c, &pos, 1, hc_move_collect, mv);
 		up_read(&c->meta_lock);
 		if (ret < 0)
 			break;
-		if (mv.nr) {
-			int r = hc_move_batch(c, &mv);
+		if (mv->nr) {
+			int r = hc_move_batch(c, mv);
 
 			if (r) {
 				ret = r;
@@ -456,7 +459,7 @@ static int hc_gc_moving(struct hc_cache_set *c)
 			}
 		}
 		/* The batch was full: the rest of the leaf comes next. */
-		if (mv.full && again++ < 16) {
+		if (mv->full && again++ < 16) {
 			pos = from;
 			ret = 1;
 		} else {
@@ -464,9 +467,51 @@ static int hc_gc_moving(struct hc_cache_set *c)
 		}
 		cond_resched();
 	}
-	gc->buckets_moved += chosen;
+	return min(ret, 0);
+}
+
+/*
+ * Moving GC: rounds of choosing buckets and moving their dirty data out.
+ * One round can empty only what the moving reserve holds, a few buckets'
+ * worth, while a cache full of thinly spread dirty data may need tens of
+ * buckets freed before writes stop bypassing; the buckets a round emptied
+ * of dirty data refill the reserve for the next. A run asked for
+ * (@thorough: trigger_gc) goes on while there is anything worth moving; a
+ * run the allocator started stops once HC_MOVE_UNTIL_PERCENT of the cache
+ * can take new data. At most HC_MOVE_ROUNDS rounds either way, so that
+ * the btree walk still comes.
+ */
+static int hc_gc_moving(struct hc_cache_set *c, bool thorough)
+{
+	struct hc_gc *gc = &c->gc;
+	struct hc_move mv = { .c = c };
+	unsigned int round;
+	u64 chosen;
+	int ret = 0;
+
+	mv.p = kvmalloc_array(HC_MOVE_PIECES, sizeof(*mv.p), GFP_KERNEL);
+	if (!mv.p)
+		return -ENOMEM;
+	for (round = 0; round < HC_MOVE_ROUNDS && !kthread_should_stop();
+	     round++) {
+		down_write(&c->meta_lock);
+		hc_avail_update(c);
+		if (round && !thorough &&
+		    READ_ONCE(c->avail_percent) >= HC_MOVE_UNTIL_PERCENT)
+			chosen = 0;
+		else
+			chosen = hc_move_choose(c);
+		up_write(&c->meta_lock);
+		if (!chosen)
+			break;
+		ret = hc_move_chosen(c, &mv);
+		gc->buckets_moved += chosen;
+		gc->move_rounds++;
+		if (ret)
+			break;
+	}
 	kvfree(mv.p);
-	return ret == -ENOSPC ? 0 : min(ret, 0);
+	return ret == -ENOSPC ? 0 : ret;
 }
 
 /* ---- The thread --------------------------------------------------------- */
@@ -491,6 +536,7 @@ static void hc_gc_run(struct hc_cache_set *c)
 {
 	struct hc_gc *gc = &c->gc;
 	unsigned long start = jiffies, asked = READ_ONCE(gc->requested);
+	bool thorough = asked != READ_ONCE(gc->completed);
 	int ret;
 
 	WRITE_ONCE(gc->low, false);
@@ -500,7 +546,7 @@ static void hc_gc_run(struct hc_cache_set *c)
 	 * cache taking writes runs short of, and moving frees them in a few
 	 * batches, where the btree walk may rewrite many leaves first.
 	 */
-	ret = hc_gc_moving(c);
+	ret = hc_gc_moving(c, thorough);
 	if (!ret)
 		ret = hc_gc_btree(c);
 	if (ret && ret != -EIO)

@@ -144,17 +144,18 @@
  *
  * A thread per set, woken when a refill is short of buckets or held back
  * by a gen limit, after an eighth of the cache was written, and by
- * trigger_gc. Btree GC walks the leaves in key order, a few per hold of
- * meta_lock: leaves with enough stale keys (their bucket's gen moved on)
- * or dead keys (an id that left the table) are rewritten without them,
- * small nodes are merged, and the oldest gen of every pointer kept (and
- * of those inserts add or cut meanwhile) is noted per bucket and becomes
- * its oldest gen at the end. Moving GC then copies the dirty data of the
- * buckets it fills at most half of into buckets of its own reserve,
- * inserting each copy by compare-and-swap. A refill that found nothing
- * for data makes data allocations fail at once until live data goes;
- * writes then bypass, clean keys whited out before the backing write,
- * dirty ones only after it was flushed.
+ * trigger_gc. Moving GC first copies the dirty data of the buckets it
+ * fills at most half of into buckets of its own reserve, inserting each
+ * copy by compare-and-swap, in rounds (up to 8; the buckets a round
+ * empties refill the reserve). Then btree GC walks the leaves in key
+ * order, a few per hold of meta_lock: leaves with enough stale keys
+ * (their bucket's gen moved on) or dead keys (an id that left the table)
+ * are rewritten without them, small nodes are merged, and the oldest gen
+ * of every pointer kept (and of those inserts add or cut meanwhile) is
+ * noted per bucket and becomes its oldest gen at the end. A refill that
+ * found nothing for data makes data allocations fail at once until live
+ * data goes; writes then bypass, clean keys whited out before the
+ * backing write, dirty ones only after it was flushed.
  *
  * FAILURE (fail.c)
  *
@@ -497,6 +498,7 @@ struct hc_freelist {
  * @nodes_rewritten: leaves rewritten to drop stale and dead keys
  * @keys_dropped: stale and dead keys dropped
  * @buckets_moved: buckets moving GC chose to empty of dirty data
+ * @move_rounds: moving rounds run (a run has one or more)
  * @sectors_moved: dirty sectors it copied
  *
  * @move_buf: moving GC's copy buffer; @thread only
@@ -527,6 +529,7 @@ struct hc_gc {
 	u64			nodes_rewritten;
 	u64			keys_dropped;
 	u64			buckets_moved;
+	u64			move_rounds;
 	u64			sectors_moved;
 
 	void			*move_buf;
