@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/bench/profile.sh: make bench-profile. One QEMU guest runs
 # tests/bench/profile-guest.sh: one bench workload on hcache alone, its
-# second run traced with ftrace, the time summed per hcache function.
+# second run traced with ftrace, the time summed per hcache function, its
+# third sampled from the host (tests/bench/rip-sample.py): the share of
+# the guest CPU's time in each kernel function, user mode and idle.
 # Results in bench-results/<date>-<kernel>-profile-<workload>/.
 #
 # Environment:
@@ -34,11 +36,18 @@ fi
 [ -f "build/$k/hcache/hcache.ko" ] || { echo "bench-profile: build/$k/hcache/hcache.ko is not built: run make" >&2; exit 1; }
 res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-profile-$w-$mode-$admit
 work=$top/build/bench-profile/$k
-mkdir -p "$res"
+mkdir -p "$res" "$(dirname "$work")"
 echo "bench-profile: $k, workload $w, $mode, $admit: one guest, about 3 minutes"
+# Outside $work, which tests/vm/run-test.sh empties first.
+export HC_MONITOR=$work.monitor
+rm -f "$HC_MONITOR" "$work.rip"
+python3 tests/bench/rip-sample.py sample "$HC_MONITOR" "$work/out" "$work.rip" &
+sampler=$!
 HC_APPEND="${HC_APPEND:-} hcbench.workload=$w hcbench.mode=$mode hcbench.admit=$admit" \
 	tests/vm/run-test.sh "$k" tests/bench/profile-guest.sh "$work"
 rc=$?
+kill "$sampler" 2>/dev/null
+wait "$sampler" 2>/dev/null
 cp -r "$work/out/." "$res/"
 cp "$work/console.log" "$res/" 2>/dev/null
 if [ $rc != 0 ]; then
@@ -46,5 +55,8 @@ if [ $rc != 0 ]; then
 	grep -h '^FAIL' "$res/test.log" >&2 2>/dev/null
 	exit 1
 fi
+python3 tests/bench/rip-sample.py report "$work.rip" "$res/kallsyms.txt" \
+	>"$res/rip-summary.txt" || echo "bench-profile: no samples of run 3" >&2
 cat "$res/runs.txt" "$res/ftrace-summary.txt"
+head -n 40 "$res/rip-summary.txt" 2>/dev/null
 echo "bench-profile: $res"

@@ -68,7 +68,7 @@ for k in "${kernels[@]}"; do
 	res=$out/$stamp-$k
 	work=$top/build/bench/$k
 	mkdir -p "$res" "$(dirname "$work")"
-	echo "bench: $k: one guest, about 20 minutes; log: $work/out/test.log"
+	echo "bench: $k: one guest, 20 to 40 minutes; log: $work/out/test.log"
 	t0=$SECONDS
 	# Other guests on the host take CPU time from this one: note them.
 	others0=$(pgrep -c -f '^qemu-system' || true)

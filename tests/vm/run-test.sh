@@ -38,6 +38,8 @@
 #                          there in the guest, so modprobe knows built-ins)
 #   HC_APPEND=ARGS         kernel arguments for every test, before the test's
 #                          own (module parameters of built-in drivers)
+#   HC_MONITOR=PATH        the QEMU monitor on a unix socket at PATH (for
+#                          tests/bench/rip-sample.py), not none
 #   HC_BOOT_SECONDS=N      time allowed beyond the test's timeout to boot and
 #                          power off (default 60; a KASAN kernel needs more)
 #   HC_TIME_SCALE=N        multiply every test's timeout, and hc_wait()'s
@@ -105,11 +107,16 @@ done
 # 1 boot in ~25). Tests take the same time either way;
 # HC_TCG_THREAD=multi brings the other back for experiments.
 boot_guest() {
-	local console=$1 limit=$2 initrd=$3 append=$4
+	local console=$1 limit=$2 initrd=$3 append=$4 monitor=none
+	if [ -n "${HC_MONITOR:-}" ]; then
+		rm -f "$HC_MONITOR"
+		monitor=unix:$HC_MONITOR,server=on,wait=off
+	fi
 	shift 4
 	timeout -s KILL "$limit" qemu-system-x86_64 \
 		-accel tcg,thread=${HC_TCG_THREAD:-single} -m "${memory:-2G}" -smp "${smp:-2}" \
-		-nodefaults -no-reboot -display none -monitor none \
+		-nodefaults -no-reboot -display none \
+		-monitor "$monitor" \
 		-serial "file:$console" -kernel "$kernel" -initrd "$initrd" \
 		-append "$append" "${drive_args[@]}" "$@"
 }
