@@ -495,7 +495,9 @@ static int hc_gc_moving(struct hc_cache_set *c, bool thorough)
 	for (round = 0; round < HC_MOVE_ROUNDS && !kthread_should_stop();
 	     round++) {
 		down_write(&c->meta_lock);
-		hc_avail_update(c);
+		/* What the last round freed: for this test and for writes. */
+		if (round)
+			hc_avail_update(c);
 		if (round && !thorough &&
 		    READ_ONCE(c->avail_percent) >= HC_MOVE_UNTIL_PERCENT)
 			chosen = 0;
