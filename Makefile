@@ -11,7 +11,7 @@
 #   make demo            boot a VM and show hcache at work
 #   make bench           hcache against bcache, dm-cache, raw disks (KERNELS=)
 #   make bench-profile   where hcache's time goes in bench workload b or c
-#                        (WORKLOAD=, KERNEL=, MODE=, ADMIT=)
+#                        (WORKLOAD=, KERNEL=, MODE=, ADMIT=, SYSTEM=)
 #   make install         install the module, tools, rules and man pages
 #
 # KDIR=<kernel build dir> builds for that kernel. Without it: the running
@@ -88,7 +88,7 @@ bench: deps modules tools
 # Where hcache's time goes in bench workload WORKLOAD (b or c, default c):
 # one guest, the second of three runs traced with ftrace (tests/bench/).
 bench-profile: deps modules tools
-	WORKLOAD="$(WORKLOAD)" KERNEL="$(KERNEL)" MODE="$(MODE)" ADMIT="$(ADMIT)" \
+	WORKLOAD="$(WORKLOAD)" KERNEL="$(KERNEL)" MODE="$(MODE)" ADMIT="$(ADMIT)" SYSTEM="$(SYSTEM)" \
 		./tests/bench/profile.sh
 
 install: all

@@ -17,10 +17,16 @@
 # (tests/bench/rip-sample.py, through the QEMU monitor): where all of the
 # guest CPU's time goes, hcache's or not.
 #
-# Output in $HC_RESULTS: runs.txt (IOPS of each run, and how busy the
-# guest CPU was: under TCG a busy CPU is what bounds I/O), counters.txt (the
-# set's counters after each step), ftrace-summary.txt, kallsyms.txt (for
-# rip-sample.py).
+# hcbench.system=dmwc (dm-writecache, as the bench sets it up) or rawc (the
+# cache disk alone) runs the same steps on that system instead, so that its
+# samples can be set beside hcache's; nothing is traced then, and only
+# the disks' request counts are in counters.txt.
+#
+# Output in $HC_RESULTS: runs.txt (IOPS of each run, how busy the guest
+# CPU was: under TCG a busy CPU is what bounds I/O, and its context
+# switches per I/O, which TCG makes dear), counters.txt (the
+# set's counters and the disks' request counts after each step),
+# ftrace-summary.txt, kallsyms.txt (for rip-sample.py).
 # timeout: 600
 # memory: 3G
 # smp: 1
@@ -36,6 +42,7 @@ W=$(arg workload c)
 MODE=$(arg mode writeback)
 ADMIT=$(arg admit second_access)
 WB=$(arg writeback_running 1)
+SYSTEM=$(arg system hcache)
 R=$HC_RESULTS
 case $W in
 b) job=(--rw=randread --size=1800m) ;;
@@ -48,16 +55,51 @@ mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 modprobe -q null_blk nr_devices=0
 back="irqmode=2 completion_nsec=4000000"
 grep -q max_sectors /sys/kernel/config/nullb/features && back+=" max_sectors=2048"
-IO_CACHE_ATTRS="irqmode=2 completion_nsec=50000" IO_BACK_ATTRS=$back \
-	io_setup 128 8192 --bucket 64k
-io_mode hcache0 "$MODE"
-S=$(io_sysdir hcache0)
-hc_write "$S/admission_policy" "$ADMIT"
-hc_write "$S/writeback_running" "$WB"
+cache="irqmode=2 completion_nsec=50000"
+case $SYSTEM in
+hcache)
+	IO_CACHE_ATTRS=$cache IO_BACK_ATTRS=$back io_setup 128 8192 --bucket 64k
+	io_mode hcache0 "$MODE"
+	S=$(io_sysdir hcache0)
+	hc_write "$S/admission_policy" "$ADMIT"
+	hc_write "$S/writeback_running" "$WB"
+	DEV=/dev/hcache0 CDEV=$IO_CDEV BDEV=$IO_BDEV
+	;;
+dmwc)
+	# tests/bench/guest.sh's dm-writecache: ssd mode, 4 KiB blocks.
+	modprobe dm-writecache || hc_fail "modprobe dm-writecache failed"
+	# shellcheck disable=SC2086 # lists of attributes
+	wc=$(hc_nullb cache 128 $cache)
+	# shellcheck disable=SC2086
+	wb=$(hc_nullb back 8192 $back)
+	dmsetup create dmwc --table "0 $(hc_size "$wb") writecache s $wb $wc 4096 0" ||
+		hc_fail "dmsetup create dmwc failed"
+	# No udev in the guest: dmsetup makes the node.
+	dmsetup mknodes dmwc >/dev/null 2>&1
+	DEV=/dev/mapper/dmwc CDEV=$wc BDEV=$wb
+	;;
+rawc)
+	# shellcheck disable=SC2086
+	DEV=$(hc_nullb rawc 8192 $cache)
+	CDEV=$DEV BDEV=$DEV
+	;;
+*) hc_fail "hcbench.system=$SYSTEM: hcache, dmwc or rawc" ;;
+esac
+[ -b "$DEV" ] || hc_fail "$SYSTEM: no block device $DEV"
+hc_log "system $SYSTEM: $DEV"
+
+# disk_ios DEV: requests the disk completed, "READS WRITES" (its stat).
+disk_ios() {
+	awk '{ print $1, $5 }' "/sys/block/$(basename "$(readlink -f "$1")")/stat"
+}
 
 counters() {
 	local f
 	echo "== $1"
+	# Every system: what the disks under it were asked to do, per request.
+	echo "cache_disk_reads_writes $(disk_ios "$CDEV")"
+	echo "backing_disk_reads_writes $(disk_ios "$BDEV")"
+	[ "$SYSTEM" = hcache ] || return 0
 	for f in stats_total/cache_hits stats_total/cache_misses stats_total/bypass_full \
 		cache_available_percent internal/gc_runs internal/gc_buckets_moved \
 		internal/gc_sectors_moved internal/gc_nodes_rewritten; do
@@ -66,15 +108,18 @@ counters() {
 	echo "dirty_data $(cat "$S/dirty_data")"
 } >>"$R/counters.txt"
 
-# cpu_ticks: busy and total jiffies of the guest so far (/proc/stat).
+# cpu_ticks: busy and total jiffies of the guest so far, and its context
+# switches (/proc/stat).
 cpu_ticks() {
-	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
+	awk '$1 == "cpu" { for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6 }
+	     $1 == "ctxt" { x = $2 }
+	     END { print t - idle, t, x }' /proc/stat
 }
 
-fio_run() {	# NAME ARGS...: IOPS (read + write) on hcache0
+fio_run() {	# NAME ARGS...: IOPS (read + write) on $DEV
 	local name=$1
 	shift
-	fio --name="$name" --filename=/dev/hcache0 --direct=1 --ioengine=libaio \
+	fio --name="$name" --filename="$DEV" --direct=1 --ioengine=libaio \
 		--bs=4k --iodepth=32 --time_based --output-format=terse \
 		--output="/tmp/$name.terse" "$@" || hc_fail "fio $name failed"
 	awk -F';' '{ printf "%d\n", $8 + $49 }' "/tmp/$name.terse"
@@ -83,47 +128,56 @@ fio_run() {	# NAME ARGS...: IOPS (read + write) on hcache0
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs none $T
 echo 0 >$T/tracing_on
-: >$T/set_ftrace_filter
-for fn in hc_alloc_data hc_data_alloc_io hc_bucket_alloc hc_alloc_refill \
-	hc_prio_write_to hc_journal_write hc_journal_make_room hc_btree_insert \
-	hc_btree_lookup hc_node_write hc_node_rewrite hc_node_split \
-	hc_btree_gc_leaf hc_meta_io hc_read_range hc_promote_write_pass \
-	hc_insert; do
-	echo "$fn" >>$T/set_ftrace_filter 2>/dev/null || hc_log "not traceable: $fn"
-done
-echo function_graph >$T/current_tracer
-echo funcgraph-tail >$T/trace_options
-echo 262144 >$T/buffer_size_kb
+# trace_on/trace_off: function_graph on hcache's functions for run 2 only,
+# so that the graph tracer's hooks cost nothing in the sampled run 3.
+trace_on() {
+	local fn
+	[ "$SYSTEM" = hcache ] || return 0
+	: >$T/set_ftrace_filter
+	for fn in hc_alloc_data hc_data_alloc_io hc_bucket_alloc hc_alloc_refill \
+		hc_prio_write_to hc_journal_write hc_journal_make_room hc_btree_insert \
+		hc_btree_lookup hc_node_write hc_node_rewrite hc_node_split \
+		hc_btree_gc_leaf hc_meta_io hc_read_range hc_promote_write_pass \
+		hc_insert; do
+		echo "$fn" >>$T/set_ftrace_filter 2>/dev/null || hc_log "not traceable: $fn"
+	done
+	echo function_graph >$T/current_tracer
+	echo funcgraph-tail >$T/trace_options
+	echo 262144 >$T/buffer_size_kb
+	: >$T/trace
+	echo 1 >$T/tracing_on
+}
+trace_off() {
+	local lost
+	[ "$SYSTEM" = hcache ] || return 0
+	echo 0 >$T/tracing_on
+	cat $T/trace >/tmp/trace.txt
+	lost=$(sed -n 's/^overrun: //p' $T/per_cpu/cpu0/stats)
+	[ "${lost:-0}" = 0 ] || hc_log "the trace buffer overflowed: $lost events lost"
+	echo nop >$T/current_tracer
+	python3 "$HC_ROOT/tests/bench/ftrace-summary.py" /tmp/trace.txt >"$R/ftrace-summary.txt" ||
+		hc_fail "ftrace-summary.py failed"
+}
 
 hc_log "fill: $(fio_run fill --rw=randread --offset=1g --size=512m --runtime=20) IOPS"
 counters fill
 for run in 1 2 3; do
-	if [ $run = 2 ]; then
-		: >$T/trace
-		echo 1 >$T/tracing_on
-	fi
+	[ $run != 2 ] || trace_on
 	case $W in b) off=(--offset=$((run * 2))g) ;; *) off=() ;; esac
-	read -r busy0 total0 < <(cpu_ticks)
+	read -r busy0 total0 ctxt0 < <(cpu_ticks)
 	# The host's rip-sample.py samples the third run (tests/bench/profile.sh).
 	[ $run != 3 ] || touch "$R/sample-start"
 	iops=$(fio_run "$W$run" "${job[@]}" "${off[@]}" --runtime=10 --randseed=$((3000 + run)))
 	[ $run != 3 ] || touch "$R/sample-stop"
-	read -r busy1 total1 < <(cpu_ticks)
-	iops="$iops IOPS, CPU $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy"
-	if [ $run = 2 ]; then
-		echo 0 >$T/tracing_on
-		cat $T/trace >/tmp/trace.txt
-		lost=$(sed -n 's/^overrun: //p' $T/per_cpu/cpu0/stats)
-		[ "${lost:-0}" = 0 ] || hc_log "the trace buffer overflowed: $lost events lost"
-	fi
-	echo "$W run $run$([ $run = 2 ] && echo ' (traced)'): $iops" >>"$R/runs.txt"
+	read -r busy1 total1 ctxt1 < <(cpu_ticks)
+	ctxt=$(awk -v x=$((ctxt1 - ctxt0)) -v n="$iops" 'BEGIN { printf "%.2f", n ? x / (n * 10) : 0 }')
+	iops="$iops IOPS, CPU $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy, $ctxt context switches per I/O"
+	[ $run != 2 ] || trace_off
+	echo "$W run $run$([ $run = 2 ] && [ "$SYSTEM" = hcache ] && echo ' (traced)'): $iops" >>"$R/runs.txt"
 	hc_log "$W run $run: $iops"
 	counters "$W$run"
 done
-echo nop >$T/current_tracer
 # Names for the host's samples: kernel and module addresses of this boot.
 echo 0 >/proc/sys/kernel/kptr_restrict
 cp /proc/kallsyms "$R/kallsyms.txt"
-python3 "$HC_ROOT/tests/bench/ftrace-summary.py" /tmp/trace.txt >"$R/ftrace-summary.txt" ||
-	hc_fail "ftrace-summary.py failed"
-io_check
+[ "$SYSTEM" != hcache ] || io_check

@@ -17,6 +17,10 @@
 #   ADMIT=POLICY     hcache's admission_policy (default second_access)
 #                    The guest refuses a mode or policy hcache does not
 #                    know, as sysfs does, so no list of them is kept here.
+#   SYSTEM=NAME      hcache (default), dmwc (dm-writecache as make bench
+#                    sets it up) or rawc (the cache disk alone): the same
+#                    runs and samples on another system, to set beside
+#                    hcache's; only hcache's are traced
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,6 +29,8 @@ w=${WORKLOAD:-c}
 case $w in b | c) ;; *) echo "bench-profile: WORKLOAD=$w: b or c" >&2; exit 1 ;; esac
 mode=${MODE:-writeback}
 admit=${ADMIT:-second_access}
+sys=${SYSTEM:-hcache}
+case $sys in hcache | dmwc | rawc) ;; *) echo "bench-profile: SYSTEM=$sys: hcache, dmwc or rawc" >&2; exit 1 ;; esac
 k=
 for b in /lib/modules/"${KERNEL:-6.12}"*/build; do
 	[ -e "$b" ] && k=$(printf '%s\n' "$k" "$(basename "$(dirname "$b")")" | sort -V | tail -n 1)
@@ -34,16 +40,18 @@ if [ -z "$k" ] || [ ! -f "/boot/vmlinuz-$k" ]; then
 	exit 1
 fi
 [ -f "build/$k/hcache/hcache.ko" ] || { echo "bench-profile: build/$k/hcache/hcache.ko is not built: run make" >&2; exit 1; }
-res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-profile-$w-$mode-$admit
+tag=$mode-$admit
+[ "$sys" = hcache ] || tag=$sys
+res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-profile-$w-$tag
 work=$top/build/bench-profile/$k
 mkdir -p "$res" "$(dirname "$work")"
-echo "bench-profile: $k, workload $w, $mode, $admit: one guest, about 3 minutes"
+echo "bench-profile: $k, workload $w, $sys ($tag): one guest, about 3 minutes"
 # Outside $work, which tests/vm/run-test.sh empties first.
 export HC_MONITOR=$work.monitor
 rm -f "$HC_MONITOR" "$work.rip"
 python3 tests/bench/rip-sample.py sample "$HC_MONITOR" "$work/out" "$work.rip" &
 sampler=$!
-HC_APPEND="${HC_APPEND:-} hcbench.workload=$w hcbench.mode=$mode hcbench.admit=$admit" \
+HC_APPEND="${HC_APPEND:-} hcbench.workload=$w hcbench.mode=$mode hcbench.admit=$admit hcbench.system=$sys" \
 	tests/vm/run-test.sh "$k" tests/bench/profile-guest.sh "$work"
 rc=$?
 kill "$sampler" 2>/dev/null
@@ -57,6 +65,7 @@ if [ $rc != 0 ]; then
 fi
 python3 tests/bench/rip-sample.py report "$work.rip" "$res/kallsyms.txt" \
 	>"$res/rip-summary.txt" || echo "bench-profile: no samples of run 3" >&2
-cat "$res/runs.txt" "$res/ftrace-summary.txt"
+cat "$res/runs.txt"
+[ ! -f "$res/ftrace-summary.txt" ] || cat "$res/ftrace-summary.txt"
 head -n 40 "$res/rip-summary.txt" 2>/dev/null
 echo "bench-profile: $res"
