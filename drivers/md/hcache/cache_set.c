@@ -627,7 +627,8 @@ int hc_cache_register(const char *path, dev_t devt,
 	init_waitqueue_head(&c->promote_wait);
 	spin_lock_init(&c->write_lock);
 	INIT_LIST_HEAD(&c->write_done);
-	INIT_WORK(&c->write_work, hc_write_insert_work);
+	INIT_LIST_HEAD(&c->write_inserted);
+	INIT_DELAYED_WORK(&c->write_work, hc_write_insert_work);
 	INIT_WORK(&c->stop_work, hc_cache_set_stop_work);
 	INIT_WORK(&c->load_work, hc_cache_set_load_work);
 	init_completion(&c->loaded);
@@ -804,7 +805,7 @@ void hc_cache_set_stop(struct hc_cache_set *c, bool detach)
 	 * No backing device is attached: no promotion or write is queued
 	 * any more, but the last write's work may still be returning.
 	 */
-	flush_work(&c->write_work);
+	flush_delayed_work(&c->write_work);
 	kthread_stop(c->promote_thread);
 	hc_gc_stop(c);
 	cancel_delayed_work_sync(&c->journal.work);

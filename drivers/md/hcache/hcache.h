@@ -115,7 +115,10 @@
  * (RCU) and every bio becomes a request, run in the submitter's context
  * until it would have to wait (a node to read, a bucket to open, the
  * superblock to mark dirty, a flush), then on hc_io_wq. A cached write's
- * keys are inserted after its I/O by the set's write_work, in batches. Reads
+ * keys are inserted after its I/O by the set's write_work, in batches; a
+ * writeback write without FUA whose I/O went well is acked first, its key
+ * inserted within a jiffy, and a read over it, a write around the cache
+ * over it, or a flush inserts the waiting keys before going on. Reads
  * are cut into fragments at key boundaries: cached ones read the cache and
  * re-check their bucket's gen on completion (looked up again if it was
  * reused meanwhile; a failed read of clean data goes to the backing
@@ -236,9 +239,10 @@
  * is freed. The cached path takes meta_lock for reading per lookup and per
  * data allocation (with alloc_lock, a spinlock inside it), for writing per
  * insert and to open a new bucket, and never holds it across data I/O;
- * hc_backing.track_lock, seq_lock, wb.lock, hc_cache_set.promote_lock and
- * gc.lock are spinlocks with nothing nested inside (track_lock and promote_lock
- * also taken from bio completion). The writeback thread takes sb_lock
+ * hc_backing.track_lock, seq_lock, wb.lock, hc_cache_set.promote_lock,
+ * write_lock and gc.lock are spinlocks with nothing nested inside
+ * (track_lock, promote_lock and write_lock also taken from bio completion,
+ * and track_lock and write_lock also under meta_lock). The writeback thread takes sb_lock
  * then meta_lock to turn its device clean, never hc_register_lock, so
  * detach and stop may stop it with hc_register_lock held. The GC thread
  * takes meta_lock alone, so a set's stop may stop it the same way.
@@ -305,6 +309,8 @@
  * @write: a write, else a read (or promotion)
  * @writeback: a write of the writeback thread (@write is set too)
  * @collided: a read that an overlapping write raced; track_lock
+ * @acked: a write whose bio has ended before its key is in (request.c);
+ *	track_lock
  */
 struct hc_track {
 	struct list_head	node;
@@ -313,6 +319,7 @@ struct hc_track {
 	bool			write;
 	bool			writeback;
 	bool			collided;
+	bool			acked;
 };
 
 struct hc_wb_batch;
@@ -665,10 +672,15 @@ enum hc_stop_policy {
  * @promote_done: promotions written to the cache, to insert
  * @promote_wait: @promote_thread waits here for either
  * @promote_thread: writes and inserts them (hc_promote_thread())
- * @write_lock: protects @write_done; taken from bio completion
- * @write_done: cached writes whose I/O is done, to insert the keys of
+ * @write_lock: protects @write_done and @write_inserted; taken from bio
+ *	completion
+ * @write_done: cached writes whose I/O is done, to insert the keys of;
+ *	taken off only under @meta_lock held for writing
+ * @write_inserted: writes whose keys hc_write_drain() inserted, to complete
+ * @write_acked: acked writes on @write_done (request.c)
  * @write_work: inserts them and completes the writes
- *	(hc_write_insert_work(), on hc_io_wq)
+ *	(hc_write_insert_work(), on hc_io_wq); delayed up to a jiffy while
+ *	only acked writes wait
  * @avail_percent: hc_avail_update()'s last count, for the I/O path
  * @free_percent: likewise, the share of buckets holding no data at all and
  *	not on a free list
@@ -761,7 +773,9 @@ struct hc_cache_set {
 	struct task_struct	*promote_thread;
 	spinlock_t		write_lock;	/* see above */
 	struct list_head	write_done;
-	struct work_struct	write_work;
+	struct list_head	write_inserted;
+	atomic_t		write_acked;
+	struct delayed_work	write_work;
 	u32			avail_percent;
 	u32			free_percent;
 	struct hc_admit_ghost	admit_ghost;

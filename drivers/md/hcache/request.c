@@ -31,7 +31,9 @@
  * backing superblock marked dirty first. Their I/O is not waited for: its
  * last completion queues the request on the set's write_done, and
  * hc_write_insert_work() inserts the keys of all that are queued, a batch
- * per hold of meta_lock, before completing them. writearound, none and
+ * per hold of meta_lock, before completing them; except that a writeback
+ * write without FUA whose I/O went well is acked first, its key inserted
+ * later (hc_write_io_done() says how nothing can tell). writearound, none and
  * every bypass (a worker waits for their I/O): cached keys over the range are
  * invalidated (a whiteout), then the backing device is written. Discard
  * and write-zeroes invalidate and are passed down. PREFLUSH writes the
@@ -86,6 +88,9 @@
 
 static struct workqueue_struct *hc_io_wq;
 
+static void hc_write_drain_locked(struct hc_cache_set *c);
+static void hc_write_drain(struct hc_cache_set *c);
+
 static bool hc_track_overlaps(const struct hc_track *a,
 			      const struct hc_track *b)
 {
@@ -96,26 +101,49 @@ static bool hc_track_overlaps(const struct hc_track *a,
  * Put @t on the list of I/O in flight. A write collides every overlapping
  * read in flight; a read is collided if an overlapping write is in flight
  * (or, as @collided says, was since its request started).
+ *
+ * Return: for a read, whether an overlapping write was acked already
+ * (hc_write_ack()) but its key may not be in yet: the read must call
+ * hc_write_drain() before its lookup. False for a write.
  */
-static void hc_track_add(struct hc_backing *b, struct hc_track *t,
+static bool hc_track_add(struct hc_backing *b, struct hc_track *t,
 			 bool write, bool collided)
 {
 	struct hc_track *o;
 	unsigned long flags;
+	bool acked = false;
 
 	t->write = write;
 	t->collided = collided;
+	t->acked = false;
 	spin_lock_irqsave(&b->track_lock, flags);
 	list_for_each_entry(o, &b->track_list, node) {
 		if (o->write == write || !hc_track_overlaps(o, t))
 			continue;
-		if (write)
+		if (write) {
 			o->collided = true;
-		else
+		} else {
 			t->collided = true;
+			acked |= o->acked;
+		}
 	}
 	list_add(&t->node, &b->track_list);
 	spin_unlock_irqrestore(&b->track_lock, flags);
+	return acked;
+}
+
+/* Was a write overlapping read @t acked before its key went in? */
+static bool hc_track_acked(struct hc_backing *b, struct hc_track *t)
+{
+	struct hc_track *o;
+	unsigned long flags;
+	bool acked = false;
+
+	spin_lock_irqsave(&b->track_lock, flags);
+	list_for_each_entry(o, &b->track_list, node)
+		acked |= o->write && o->acked && hc_track_overlaps(o, t);
+	spin_unlock_irqrestore(&b->track_lock, flags);
+	return acked;
 }
 
 /* Off the list; returns whether a write raced it. */
@@ -238,6 +266,8 @@ static void hc_track_wait_writeback(struct hc_backing *b,
  * @reason: why it bypasses the cache, HC_BYPASS_NONE if it does not
  * @missed: some of a read was not cached
  * @cache_failed: a cached write's cache I/O failed
+ * @acked: a writeback write whose bio was ended before its key went in
+ *	(hc_write_ack()); @remaining then counts the two owners left
  * @resume: where a read stopped in submit_bio() for a worker to go on
  * @frags: a write's fragments, kept until their keys are inserted
  * @through: a writethrough write's clone for the backing device
@@ -260,6 +290,7 @@ struct hc_request {
 	enum hc_bypass_reason	reason;
 	bool			missed;
 	bool			cache_failed;
+	bool			acked;
 	u64			resume;
 	struct list_head	frags;
 	struct hc_frag		*through;
@@ -382,17 +413,38 @@ static void hc_request_count(struct hc_request *req)
 	hc_count(b, c, st, 1);
 }
 
-/* The last fragment is done, or a write's worker is: end the bio. */
-static void hc_request_end(struct hc_request *req)
+/* Count the request and end its bio. */
+static void hc_request_end_bio(struct hc_request *req)
 {
 	struct bio *bio = req->bio;
 
-	if (!list_empty(&req->track.node))
-		hc_track_end(req->b, &req->track);
 	hc_request_count(req);
 	bio->bi_status = req->status;
 	bio_end_io_acct(bio, req->start_time);
 	bio_endio(bio);
+}
+
+/* One owner of an acked write is done with it; the last frees it. */
+static void hc_request_put_acked(struct hc_request *req)
+{
+	if (atomic_dec_and_test(&req->remaining))
+		hc_request_free(req);
+}
+
+/*
+ * The last fragment is done, or a write's worker is: end the bio. An
+ * acked write's bio has ended already; its track goes only now, once its
+ * key is in, so that reads overlapping it know to wait for that.
+ */
+static void hc_request_end(struct hc_request *req)
+{
+	if (!list_empty(&req->track.node))
+		hc_track_end(req->b, &req->track);
+	if (req->acked) {
+		hc_request_put_acked(req);
+		return;
+	}
+	hc_request_end_bio(req);
 	hc_request_free(req);
 }
 
@@ -821,11 +873,16 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 	return end;
 }
 
-/* A read that met a node not cached in submit_bio(): go on from there. */
+/*
+ * A read that met a node not cached in submit_bio(), or an acked write
+ * whose key may not be in yet: go on from there.
+ */
 static void hc_read_resume_work(struct work_struct *work)
 {
 	struct hc_request *req = container_of(work, struct hc_request, work);
 
+	if (hc_track_acked(req->b, &req->track))
+		hc_write_drain(req->c);
 	hc_read_range(req, req->resume, req->track.end, false, false);
 	hc_request_put(req);
 }
@@ -839,10 +896,19 @@ static void hc_read_resume_work(struct work_struct *work)
 static void hc_read(struct hc_request *req, bool in_submit)
 {
 	struct hc_backing *b = req->b;
+	bool acked = hc_track_add(b, &req->track, false, false);
 
-	hc_track_add(b, &req->track, false, false);
-	req->resume = hc_read_range(req, req->track.start, req->track.end,
-				    false, in_submit);
+	/*
+	 * A write over the range was acked before its key went in: insert
+	 * it first (a worker, as that waits), or the lookup would miss data
+	 * its submitter was told is written.
+	 */
+	if (acked && !in_submit)
+		hc_write_drain(req->c);
+	req->resume = req->track.start;
+	if (!acked || !in_submit)
+		req->resume = hc_read_range(req, req->track.start,
+					    req->track.end, false, in_submit);
 	if (req->resume < req->track.end) {
 		INIT_WORK(&req->work, hc_read_resume_work);
 		queue_work(hc_io_wq, &req->work);
@@ -1019,7 +1085,8 @@ static int hc_invalidate_clean(struct hc_request *req)
  * exposing the older data below it. If the backing write fails, the
  * dirty data stays and is written back later, over whatever part of the
  * failed write landed. With @fua, the cache's part is durable before the
- * request completes.
+ * request completes. The keys of acked writes go in first, as the
+ * invalidation must come after them.
  */
 static void hc_write_backing_only(struct hc_request *req, bool fua)
 {
@@ -1027,6 +1094,7 @@ static void hc_write_backing_only(struct hc_request *req, bool fua)
 	struct hc_key w;
 	int ret;
 
+	hc_write_drain(c);
 	ret = hc_range_cached(req);
 	if (ret > 0)
 		ret = hc_invalidate_clean(req);
@@ -1065,7 +1133,8 @@ static void hc_write_backing_only(struct hc_request *req, bool fua)
 
 /*
  * A PREFLUSH: make every write completed so far durable. Their keys and
- * invalidations are in the journal's open entry, or already written; the
+ * invalidations are in the journal's open entry (the acked writes' put
+ * there now), or already written; the
  * journal write's PREFLUSH flushes the cache device's data under them.
  * The backing device is flushed first, so that a clean key (writethrough)
  * is never durable before the data it says the backing device holds.
@@ -1079,6 +1148,7 @@ static int hc_flush(struct hc_request *req)
 	if (ret)
 		return ret;
 	down_write(&c->meta_lock);
+	hc_write_drain_locked(c);
 	if (c->journal.nr && !c->meta_failed)
 		ret = hc_journal_write(c);
 	up_write(&c->meta_lock);
@@ -1160,8 +1230,25 @@ static int hc_write_alloc(struct hc_request *req, bool may_open)
 	return ret;
 }
 
-/* The last I/O of a cached write is done: queue its keys for insertion. */
-static void hc_write_io_done(struct hc_request *req)
+/* Mark an acked write's track, or unmark it once its key is in. */
+static void hc_track_set_acked(struct hc_backing *b, struct hc_track *t,
+			       bool acked)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&b->track_lock, flags);
+	t->acked = acked;
+	spin_unlock_irqrestore(&b->track_lock, flags);
+}
+
+/*
+ * Queue a cached write whose I/O is done on write_done, for write_work to
+ * insert its keys. One that waits for that (not acked) has it run now; an
+ * acked one lets it gather a batch, up to a jiffy or HC_WRITE_BATCH
+ * acked writes: the worker's wake-up and the two context switches around
+ * it cost more than the insert, under TCG nearly as much as the write.
+ */
+static void hc_write_queue(struct hc_request *req)
 {
 	struct hc_cache_set *c = req->c;
 	unsigned long flags;
@@ -1169,7 +1256,42 @@ static void hc_write_io_done(struct hc_request *req)
 	spin_lock_irqsave(&c->write_lock, flags);
 	list_add_tail(&req->inserts, &c->write_done);
 	spin_unlock_irqrestore(&c->write_lock, flags);
-	queue_work(hc_io_wq, &c->write_work);
+	if (!req->acked ||
+	    atomic_inc_return(&c->write_acked) >= HC_WRITE_BATCH)
+		mod_delayed_work(hc_io_wq, &c->write_work, 0);
+	else
+		queue_delayed_work(hc_io_wq, &c->write_work, 1);
+}
+
+/*
+ * The last I/O of a cached write is done. A writeback write that went
+ * well and asked for no FUA is acked at once: its bio ends now, before
+ * its key is in the tree, which its submitter cannot tell apart, as
+ * nothing is durable before a flush anyway. What could tell is kept
+ * from seeing it: its track stays on the list, marked acked, until the
+ * key is in; a read over it (hc_read()), a write that goes around the
+ * cache (hc_write_backing_only()) and a flush (hc_flush()) insert the
+ * keys of every write done first (hc_write_drain()); cached writes
+ * insert in the order their I/O completed. It holds its bucket's pin
+ * and the device's dirtying count until then, like any cached write.
+ * Anything else waits for its key: writethrough (the key says the
+ * backing device has the data), FUA (the journal first), a failure.
+ */
+static void hc_write_io_done(struct hc_request *req)
+{
+	if (req->mode != HC_MODE_WRITEBACK || req->status ||
+	    READ_ONCE(req->cache_failed) || (req->bio->bi_opf & REQ_FUA)) {
+		hc_write_queue(req);
+		return;
+	}
+	/* Two owners: this, and write_work once the key is in. */
+	req->acked = true;
+	atomic_set(&req->remaining, 2);
+	/* Queued before it is marked, so that a drain finds it. */
+	hc_write_queue(req);
+	hc_track_set_acked(req->b, &req->track, true);
+	hc_request_end_bio(req);
+	hc_request_put_acked(req);
 }
 
 static void hc_write_endio(struct bio *bio)
@@ -1284,11 +1406,98 @@ static void hc_write_finish(struct hc_request *req)
 		queue_work(hc_io_wq, &req->work);
 		return;
 	}
-	if (req->insert_ret)
+	/*
+	 * An acked write's bio has ended: a failed insert latched the set
+	 * as failed, and as the device is dirty until this, the failure
+	 * stops it rather than let it read older data (fail.c).
+	 */
+	if (req->insert_ret && !req->acked)
 		hc_request_set_error(req, BLK_STS_IOERR);
 	if (writeback)
 		hc_writeback_dirty_end(req->b);
 	hc_request_end(req);
+}
+
+/*
+ * Under meta_lock held for writing: take up to @max cached writes whose
+ * I/O is done off write_done, oldest first, insert their keys, write the
+ * journal if any of them is FUA, and move them to @done, for
+ * hc_write_finish(). Taking them under meta_lock means that whoever takes
+ * it next finds their keys in. Return: how many.
+ */
+static unsigned int hc_write_insert_done(struct hc_cache_set *c,
+					 struct list_head *done,
+					 unsigned int max)
+{
+	struct hc_request *req, *tmp;
+	LIST_HEAD(batch);
+	unsigned int n = 0;
+	bool fua = false;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	spin_lock_irq(&c->write_lock);
+	list_for_each_entry_safe(req, tmp, &c->write_done, inserts) {
+		if (n == max)
+			break;
+		list_move_tail(&req->inserts, &batch);
+		if (req->acked)
+			atomic_dec(&c->write_acked);
+		n++;
+	}
+	spin_unlock_irq(&c->write_lock);
+	list_for_each_entry(req, &batch, inserts) {
+		hc_write_insert(req);
+		if (req->acked)
+			hc_track_set_acked(req->b, &req->track, false);
+		else if (req->bio->bi_opf & REQ_FUA)
+			fua = true;
+	}
+	if (fua && !c->meta_failed) {
+		ret = hc_journal_write(c);
+		list_for_each_entry(req, &batch, inserts)
+			if (ret && !req->acked &&
+			    (req->bio->bi_opf & REQ_FUA) && !req->insert_ret)
+				req->insert_ret = ret;
+	}
+	list_splice_tail(&batch, done);
+	return n;
+}
+
+/*
+ * Under meta_lock held for writing: insert the keys of every cached write
+ * whose I/O is done, so that what the caller does next sees them (above
+ * all, the acked writes'); write_work completes them.
+ */
+static void hc_write_drain_locked(struct hc_cache_set *c)
+{
+	LIST_HEAD(done);
+
+	if (!hc_write_insert_done(c, &done, UINT_MAX))
+		return;
+	spin_lock_irq(&c->write_lock);
+	list_splice_tail(&done, &c->write_inserted);
+	spin_unlock_irq(&c->write_lock);
+	mod_delayed_work(hc_io_wq, &c->write_work, 0);
+}
+
+/*
+ * hc_write_drain_locked(), taking meta_lock. Writes write_work has taken
+ * are inserted under its hold of meta_lock: a caller that takes meta_lock
+ * next finds them in, so only write_done needs looking at.
+ */
+static void hc_write_drain(struct hc_cache_set *c)
+{
+	bool empty;
+
+	spin_lock_irq(&c->write_lock);
+	empty = list_empty(&c->write_done);
+	spin_unlock_irq(&c->write_lock);
+	if (empty)
+		return;
+	down_write(&c->meta_lock);
+	hc_write_drain_locked(c);
+	up_write(&c->meta_lock);
 }
 
 /**
@@ -1297,49 +1506,36 @@ static void hc_write_finish(struct hc_request *req)
  *
  * Takes meta_lock once per HC_WRITE_BATCH writes, as lookups wait while it
  * is held, and writes the journal once per batch for the FUA writes in it,
- * then completes them. The set's stop flushes it, after its last backing
- * device has drained its requests.
+ * then completes them, and the writes hc_write_drain() inserted. The
+ * set's stop flushes it, after its last backing device has drained its
+ * requests.
  */
 void hc_write_insert_work(struct work_struct *work)
 {
-	struct hc_cache_set *c = container_of(work, struct hc_cache_set,
-					      write_work);
+	struct hc_cache_set *c = container_of(to_delayed_work(work),
+					      struct hc_cache_set, write_work);
 	struct hc_request *req, *tmp;
-	LIST_HEAD(todo);
-	LIST_HEAD(batch);
-	unsigned int n;
-	bool fua;
-	int ret;
+	LIST_HEAD(done);
+	bool more;
 
-	spin_lock_irq(&c->write_lock);
-	list_splice_init(&c->write_done, &todo);
-	spin_unlock_irq(&c->write_lock);
-
-	while (!list_empty(&todo)) {
-		n = 0;
-		fua = false;
-		down_write(&c->meta_lock);
-		list_for_each_entry_safe(req, tmp, &todo, inserts) {
-			if (n++ == HC_WRITE_BATCH)
-				break;
-			hc_write_insert(req);
-			if (req->bio->bi_opf & REQ_FUA)
-				fua = true;
-			list_move_tail(&req->inserts, &batch);
+	do {
+		spin_lock_irq(&c->write_lock);
+		more = !list_empty(&c->write_done);
+		spin_unlock_irq(&c->write_lock);
+		if (more) {
+			down_write(&c->meta_lock);
+			hc_write_insert_done(c, &done, HC_WRITE_BATCH);
+			up_write(&c->meta_lock);
 		}
-		ret = 0;
-		if (fua && !c->meta_failed)
-			ret = hc_journal_write(c);
-		up_write(&c->meta_lock);
-		list_for_each_entry_safe(req, tmp, &batch, inserts) {
+		spin_lock_irq(&c->write_lock);
+		list_splice_tail_init(&c->write_inserted, &done);
+		spin_unlock_irq(&c->write_lock);
+		list_for_each_entry_safe(req, tmp, &done, inserts) {
 			list_del_init(&req->inserts);
-			if (ret && (req->bio->bi_opf & REQ_FUA) &&
-			    !req->insert_ret)
-				req->insert_ret = ret;
 			hc_write_finish(req);
 		}
 		cond_resched();
-	}
+	} while (more);
 }
 
 /*
@@ -1466,12 +1662,18 @@ static void hc_request_prepare(struct hc_request *req)
 	}
 }
 
-/* Does the set hold no dirty data for the request's device? */
+/*
+ * Does the set hold no dirty data for the request's device? Not while its
+ * superblock says dirty: an acked write whose insert failed left data
+ * only in the cache, which no key counts.
+ */
 static bool hc_request_clean(struct hc_request *req)
 {
 	struct hc_cache_set *c = req->c;
 	u64 dirty;
 
+	if (READ_ONCE(req->b->sb.backing.state) == HC_STATE_DIRTY)
+		return false;
 	down_read(&c->meta_lock);
 	dirty = hc_dirty_sectors(c, req->id);
 	up_read(&c->meta_lock);
