@@ -12,6 +12,8 @@
 #   make bench           hcache against bcache, dm-cache, raw disks (KERNELS=)
 #   make bench-profile   where hcache's time goes in bench workload b or c
 #                        (WORKLOAD=, KERNEL=, MODE=, ADMIT=, SYSTEM=)
+#   make bench-pair      workload c on hcache and dm-writecache in turns
+#                        (KERNEL=, ROUNDS=)
 #   make install         install the module, tools, rules and man pages
 #
 # KDIR=<kernel build dir> builds for that kernel. Without it: the running
@@ -35,7 +37,7 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-.PHONY: all modules tools deps check check-long check-debug unit demo bench bench-profile install uninstall clean help
+.PHONY: all modules tools deps check check-long check-debug unit demo bench bench-profile bench-pair install uninstall clean help
 
 all: modules tools
 
@@ -90,6 +92,11 @@ bench: deps modules tools
 bench-profile: deps modules tools
 	WORKLOAD="$(WORKLOAD)" KERNEL="$(KERNEL)" MODE="$(MODE)" ADMIT="$(ADMIT)" SYSTEM="$(SYSTEM)" \
 		./tests/bench/profile.sh
+
+# Bench workload c on hcache and dm-writecache in turns in one guest, ROUNDS
+# times (default 4): a write-path change against c's bar in 4 minutes.
+bench-pair: deps modules tools
+	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" ./tests/bench/pair.sh
 
 install: all
 	./scripts/install.sh install "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" $(KDIRS)

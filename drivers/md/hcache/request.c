@@ -194,6 +194,7 @@ bool hc_track_writeback_begin(struct hc_backing *b, struct hc_track *t)
 	t->write = true;
 	t->writeback = true;
 	t->collided = false;
+	t->acked = false;
 	spin_lock_irqsave(&b->track_lock, flags);
 	list_for_each_entry(o, &b->track_list, node) {
 		if (!hc_track_overlaps(o, t))

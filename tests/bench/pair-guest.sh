@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench-pair, the guest half (run by tests/bench/pair.sh through
+# tests/vm/run-test.sh): bench workload c (4 KiB random writes over 64 MiB,
+# iodepth 32, 10 s) on hcache and on dm-writecache, in turns, in one guest,
+# hcbench.rounds times (default 4). Both are set up as tests/bench/guest.sh
+# sets them up, each on its own pair of null_blk disks: hcache in
+# writeback, 64 KiB buckets, second_access; dm-writecache in ssd mode with
+# 4 KiB blocks. Under TCG the host's speed drifts by tens of percent from
+# minute to minute, and more between guests; runs next to each other in
+# one guest are what can be compared.
+#
+# Output in $HC_RESULTS/pair.txt, one line per run: system (hcache or
+# dmwc), round, IOPS, then per write the requests its cache disk read and
+# wrote and its backing disk wrote, and the guest's interrupts and
+# context switches (from the disks' stat and /proc/stat).
+# timeout: 900
+# memory: 3G
+# smp: 1
+
+. "$HC_ROOT/tests/vm/io-lib.sh"
+
+arg() {
+	local v
+	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^hcbench\.$1=//p" | tail -n 1)
+	echo "${v:-$2}"
+}
+ROUNDS=$(arg rounds 4)
+R=$HC_RESULTS
+
+modprobe -q configfs
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+modprobe -q null_blk nr_devices=0
+back="irqmode=2 completion_nsec=4000000"
+grep -q max_sectors /sys/kernel/config/nullb/features && back+=" max_sectors=2048"
+cache="irqmode=2 completion_nsec=50000"
+IO_CACHE_ATTRS=$cache IO_BACK_ATTRS=$back io_setup 128 8192 --bucket 64k
+io_mode hcache0 writeback
+hc_write "$(io_sysdir hcache0)/admission_policy" second_access
+modprobe dm-writecache || hc_fail "modprobe dm-writecache failed"
+# shellcheck disable=SC2086 # lists of attributes
+wc=$(hc_nullb wcc 128 $cache)
+# shellcheck disable=SC2086
+wb=$(hc_nullb wcb 8192 $back)
+dmsetup create dmwc --table "0 $(hc_size "$wb") writecache s $wb $wc 4096 0" ||
+	hc_fail "dmsetup create dmwc failed"
+# No udev in the guest: dmsetup makes the node.
+dmsetup mknodes dmwc >/dev/null 2>&1
+[ -b /dev/mapper/dmwc ] || hc_fail "no /dev/mapper/dmwc"
+
+# counts CACHE BACKING: cache reads, cache writes, backing writes,
+# interrupts, context switches so far.
+counts() {
+	echo "$(awk '{ print $1, $5 }' "/sys/block/$(basename "$(readlink -f "$1")")/stat")" \
+		"$(awk '{ print $5 }' "/sys/block/$(basename "$(readlink -f "$2")")/stat")" \
+		"$(awk '$1 == "intr" { i = $2 } $1 == "ctxt" { x = $2 } END { print i, x }' /proc/stat)"
+}
+
+for round in $(seq "$ROUNDS"); do
+	for sys in hcache dmwc; do
+		case $sys in
+		hcache) dev=/dev/hcache0 cdev=$IO_CDEV bdev=$IO_BDEV ;;
+		dmwc) dev=/dev/mapper/dmwc cdev=$wc bdev=$wb ;;
+		esac
+		read -r cr0 cw0 bw0 in0 cx0 < <(counts "$cdev" "$bdev")
+		fio --name="c-$sys-$round" --filename="$dev" --direct=1 --ioengine=libaio \
+			--bs=4k --iodepth=32 --rw=randwrite --norandommap --offset=128m \
+			--size=64m --runtime=10 --time_based --randseed=$((3000 + round)) \
+			--output-format=terse --output=/tmp/fio.terse || hc_fail "fio on $sys failed"
+		read -r cr1 cw1 bw1 in1 cx1 < <(counts "$cdev" "$bdev")
+		iops=$(awk -F';' '{ printf "%d\n", $49 }' /tmp/fio.terse)
+		awk -v s="$sys" -v r="$round" -v n="$iops" -v cr=$((cr1 - cr0)) \
+			-v cw=$((cw1 - cw0)) -v bw=$((bw1 - bw0)) -v ni=$((in1 - in0)) \
+			-v cx=$((cx1 - cx0)) 'BEGIN { w = n * 10; if (!w) w = 1
+			printf "%s %d %d IOPS; per write: cache reads %.2f writes %.2f, backing writes %.2f, interrupts %.2f, context switches %.2f\n",
+				s, r, n, cr / w, cw / w, bw / w, ni / w, cx / w }' >>"$R/pair.txt"
+		hc_log "$(tail -n 1 "$R/pair.txt")"
+	done
+done
+io_check

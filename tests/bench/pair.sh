@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/bench/pair.sh: make bench-pair. One QEMU guest runs
+# tests/bench/pair-guest.sh: bench workload c on hcache and dm-writecache
+# in turns, ROUNDS times (default 4), about 4 minutes; prints each run and
+# the ratio of the medians. For checking a change to the write path
+# against the system that sets c's bar, without the 40 minutes of make
+# bench. Results in bench-results/<date>-<kernel>-pair-c/.
+#
+# Environment:
+#   KERNEL=RELEASE   a kernel release or its prefix (default: the newest
+#                    installed 6.12)
+#   ROUNDS=N         runs of each system (default 4)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+rounds=${ROUNDS:-4}
+case $rounds in '' | *[!0-9]* | 0) echo "bench-pair: ROUNDS=$rounds: a number of runs" >&2; exit 1 ;; esac
+k=
+for b in /lib/modules/"${KERNEL:-6.12}"*/build; do
+	[ -e "$b" ] && k=$(printf '%s\n' "$k" "$(basename "$(dirname "$b")")" | sort -V | tail -n 1)
+done
+if [ -z "$k" ] || [ ! -f "/boot/vmlinuz-$k" ]; then
+	echo "bench-pair: no installed kernel matches '${KERNEL:-6.12}' (make deps)" >&2
+	exit 1
+fi
+[ -f "build/$k/hcache/hcache.ko" ] || { echo "bench-pair: build/$k/hcache/hcache.ko is not built: run make" >&2; exit 1; }
+res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-pair-c
+work=$top/build/bench-pair/$k
+mkdir -p "$res" "$(dirname "$work")"
+echo "bench-pair: $k, workload c, hcache and dm-writecache in turns, $rounds rounds"
+HC_APPEND="${HC_APPEND:-} hcbench.rounds=$rounds" \
+	tests/vm/run-test.sh "$k" tests/bench/pair-guest.sh "$work"
+rc=$?
+cp -r "$work/out/." "$res/"
+cp "$work/console.log" "$res/" 2>/dev/null
+if [ $rc != 0 ]; then
+	echo "bench-pair: the guest failed: $(cat "$work/verdict" 2>/dev/null)" >&2
+	grep -h '^FAIL' "$res/test.log" >&2 2>/dev/null
+	exit 1
+fi
+cat "$res/pair.txt"
+# The medians and the ratio per round.
+awk '{ v[$1, ++n[$1]] = $3 }
+     function median(s,   i, j, t, a, m) {
+	m = n[s]
+	for (i = 1; i <= m; i++) a[i] = v[s, i]
+	for (i = 2; i <= m; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+     }
+     END {
+	h = median("hcache"); d = median("dmwc")
+	printf "median IOPS: hcache %d, dm-writecache %d: %.2fx; per round:", h, d, d ? h / d : 0
+	for (i = 1; i <= n["hcache"]; i++) printf " %.2f", v["dmwc", i] ? v["hcache", i] / v["dmwc", i] : 0
+	printf "\n"
+     }' "$res/pair.txt" | tee "$res/summary.txt"
+echo "bench-pair: $res"
