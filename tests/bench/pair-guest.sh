@@ -19,34 +19,17 @@
 # smp: 1
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
+. "$HC_ROOT/tests/bench/guest-lib.sh"
 
-arg() {
-	local v
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^hcbench\.$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
-ROUNDS=$(arg rounds 4)
+ROUNDS=$(bench_arg rounds 4)
 R=$HC_RESULTS
 
-modprobe -q configfs
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-modprobe -q null_blk nr_devices=0
-back="irqmode=2 completion_nsec=4000000"
-grep -q max_sectors /sys/kernel/config/nullb/features && back+=" max_sectors=2048"
-cache="irqmode=2 completion_nsec=50000"
-IO_CACHE_ATTRS=$cache IO_BACK_ATTRS=$back io_setup 128 8192 --bucket 64k
+bench_disks
+IO_CACHE_ATTRS=$BENCH_CACHE_ATTRS IO_BACK_ATTRS=$BENCH_BACK_ATTRS \
+	io_setup 128 8192 --bucket 64k
 io_mode hcache0 writeback
 hc_write "$(io_sysdir hcache0)/admission_policy" second_access
-modprobe dm-writecache || hc_fail "modprobe dm-writecache failed"
-# shellcheck disable=SC2086 # lists of attributes
-wc=$(hc_nullb wcc 128 $cache)
-# shellcheck disable=SC2086
-wb=$(hc_nullb wcb 8192 $back)
-dmsetup create dmwc --table "0 $(hc_size "$wb") writecache s $wb $wc 4096 0" ||
-	hc_fail "dmsetup create dmwc failed"
-# No udev in the guest: dmsetup makes the node.
-dmsetup mknodes dmwc >/dev/null 2>&1
-[ -b /dev/mapper/dmwc ] || hc_fail "no /dev/mapper/dmwc"
+bench_dmwc wcc wcb
 
 # counts CACHE BACKING: cache reads, cache writes, backing writes,
 # interrupts, context switches so far.
@@ -60,7 +43,7 @@ for round in $(seq "$ROUNDS"); do
 	for sys in hcache dmwc; do
 		case $sys in
 		hcache) dev=/dev/hcache0 cdev=$IO_CDEV bdev=$IO_BDEV ;;
-		dmwc) dev=/dev/mapper/dmwc cdev=$wc bdev=$wb ;;
+		dmwc) dev=/dev/mapper/dmwc cdev=$DMWC_CDEV bdev=$DMWC_BDEV ;;
 		esac
 		read -r cr0 cw0 bw0 in0 cx0 < <(counts "$cdev" "$bdev")
 		fio --name="c-$sys-$round" --filename="$dev" --direct=1 --ioengine=libaio \

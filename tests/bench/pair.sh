@@ -15,17 +15,11 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
+tool=bench-pair
+. tests/bench/host-lib.sh
 rounds=${ROUNDS:-4}
 case $rounds in '' | *[!0-9]* | 0) echo "bench-pair: ROUNDS=$rounds: a number of runs" >&2; exit 1 ;; esac
-k=
-for b in /lib/modules/"${KERNEL:-6.12}"*/build; do
-	[ -e "$b" ] && k=$(printf '%s\n' "$k" "$(basename "$(dirname "$b")")" | sort -V | tail -n 1)
-done
-if [ -z "$k" ] || [ ! -f "/boot/vmlinuz-$k" ]; then
-	echo "bench-pair: no installed kernel matches '${KERNEL:-6.12}' (make deps)" >&2
-	exit 1
-fi
-[ -f "build/$k/hcache/hcache.ko" ] || { echo "bench-pair: build/$k/hcache/hcache.ko is not built: run make" >&2; exit 1; }
+bench_kernel
 res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-pair-c
 work=$top/build/bench-pair/$k
 mkdir -p "$res" "$(dirname "$work")"
@@ -33,13 +27,7 @@ echo "bench-pair: $k, workload c, hcache and dm-writecache in turns, $rounds rou
 HC_APPEND="${HC_APPEND:-} hcbench.rounds=$rounds" \
 	tests/vm/run-test.sh "$k" tests/bench/pair-guest.sh "$work"
 rc=$?
-cp -r "$work/out/." "$res/"
-cp "$work/console.log" "$res/" 2>/dev/null
-if [ $rc != 0 ]; then
-	echo "bench-pair: the guest failed: $(cat "$work/verdict" 2>/dev/null)" >&2
-	grep -h '^FAIL' "$res/test.log" >&2 2>/dev/null
-	exit 1
-fi
+bench_collect $rc "$work" "$res"
 cat "$res/pair.txt"
 # The medians and the ratio per round.
 awk '{ v[$1, ++n[$1]] = $3 }

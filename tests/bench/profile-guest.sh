@@ -32,17 +32,13 @@
 # smp: 1
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
+. "$HC_ROOT/tests/bench/guest-lib.sh"
 
-arg() {
-	local v
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^hcbench\.$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
-W=$(arg workload c)
-MODE=$(arg mode writeback)
-ADMIT=$(arg admit second_access)
-WB=$(arg writeback_running 1)
-SYSTEM=$(arg system hcache)
+W=$(bench_arg workload c)
+MODE=$(bench_arg mode writeback)
+ADMIT=$(bench_arg admit second_access)
+WB=$(bench_arg writeback_running 1)
+SYSTEM=$(bench_arg system hcache)
 R=$HC_RESULTS
 case $W in
 b) job=(--rw=randread --size=1800m) ;;
@@ -50,15 +46,11 @@ c) job=(--rw=randwrite --norandommap --offset=128m --size=64m) ;;
 *) hc_fail "hcbench.workload=$W: b or c" ;;
 esac
 
-modprobe -q configfs
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-modprobe -q null_blk nr_devices=0
-back="irqmode=2 completion_nsec=4000000"
-grep -q max_sectors /sys/kernel/config/nullb/features && back+=" max_sectors=2048"
-cache="irqmode=2 completion_nsec=50000"
+bench_disks
 case $SYSTEM in
 hcache)
-	IO_CACHE_ATTRS=$cache IO_BACK_ATTRS=$back io_setup 128 8192 --bucket 64k
+	IO_CACHE_ATTRS=$BENCH_CACHE_ATTRS IO_BACK_ATTRS=$BENCH_BACK_ATTRS \
+		io_setup 128 8192 --bucket 64k
 	io_mode hcache0 "$MODE"
 	S=$(io_sysdir hcache0)
 	hc_write "$S/admission_policy" "$ADMIT"
@@ -66,21 +58,12 @@ hcache)
 	DEV=/dev/hcache0 CDEV=$IO_CDEV BDEV=$IO_BDEV
 	;;
 dmwc)
-	# tests/bench/guest.sh's dm-writecache: ssd mode, 4 KiB blocks.
-	modprobe dm-writecache || hc_fail "modprobe dm-writecache failed"
-	# shellcheck disable=SC2086 # lists of attributes
-	wc=$(hc_nullb cache 128 $cache)
-	# shellcheck disable=SC2086
-	wb=$(hc_nullb back 8192 $back)
-	dmsetup create dmwc --table "0 $(hc_size "$wb") writecache s $wb $wc 4096 0" ||
-		hc_fail "dmsetup create dmwc failed"
-	# No udev in the guest: dmsetup makes the node.
-	dmsetup mknodes dmwc >/dev/null 2>&1
-	DEV=/dev/mapper/dmwc CDEV=$wc BDEV=$wb
+	bench_dmwc cache back
+	DEV=/dev/mapper/dmwc CDEV=$DMWC_CDEV BDEV=$DMWC_BDEV
 	;;
 rawc)
 	# shellcheck disable=SC2086
-	DEV=$(hc_nullb rawc 8192 $cache)
+	DEV=$(hc_nullb rawc 8192 $BENCH_CACHE_ATTRS)
 	CDEV=$DEV BDEV=$DEV
 	;;
 *) hc_fail "hcbench.system=$SYSTEM: hcache, dmwc or rawc" ;;

@@ -25,21 +25,15 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
+tool=bench-profile
+. tests/bench/host-lib.sh
 w=${WORKLOAD:-c}
 case $w in b | c) ;; *) echo "bench-profile: WORKLOAD=$w: b or c" >&2; exit 1 ;; esac
 mode=${MODE:-writeback}
 admit=${ADMIT:-second_access}
 sys=${SYSTEM:-hcache}
 case $sys in hcache | dmwc | rawc) ;; *) echo "bench-profile: SYSTEM=$sys: hcache, dmwc or rawc" >&2; exit 1 ;; esac
-k=
-for b in /lib/modules/"${KERNEL:-6.12}"*/build; do
-	[ -e "$b" ] && k=$(printf '%s\n' "$k" "$(basename "$(dirname "$b")")" | sort -V | tail -n 1)
-done
-if [ -z "$k" ] || [ ! -f "/boot/vmlinuz-$k" ]; then
-	echo "bench-profile: no installed kernel matches '${KERNEL:-6.12}' (make deps)" >&2
-	exit 1
-fi
-[ -f "build/$k/hcache/hcache.ko" ] || { echo "bench-profile: build/$k/hcache/hcache.ko is not built: run make" >&2; exit 1; }
+bench_kernel
 tag=$mode-$admit
 [ "$sys" = hcache ] || tag=$sys
 res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-profile-$w-$tag
@@ -56,13 +50,7 @@ HC_APPEND="${HC_APPEND:-} hcbench.workload=$w hcbench.mode=$mode hcbench.admit=$
 rc=$?
 kill "$sampler" 2>/dev/null
 wait "$sampler" 2>/dev/null
-cp -r "$work/out/." "$res/"
-cp "$work/console.log" "$res/" 2>/dev/null
-if [ $rc != 0 ]; then
-	echo "bench-profile: the guest failed: $(cat "$work/verdict" 2>/dev/null)" >&2
-	grep -h '^FAIL' "$res/test.log" >&2 2>/dev/null
-	exit 1
-fi
+bench_collect $rc "$work" "$res"
 python3 tests/bench/rip-sample.py report "$work.rip" "$res/kallsyms.txt" \
 	>"$res/rip-summary.txt" || echo "bench-profile: no samples of run 3" >&2
 cat "$res/runs.txt"
