@@ -87,7 +87,7 @@ demo: deps
 bench: deps modules tools
 	KERNELS="$(KERNELS)" ./tests/bench/run.sh
 
-# Where hcache's time goes in bench workload WORKLOAD (b or c, default c):
+# Where hcache's time goes in bench workload WORKLOAD (b, c or d, default c):
 # one guest, the second of three runs traced with ftrace (tests/bench/).
 bench-profile: deps modules tools
 	WORKLOAD="$(WORKLOAD)" KERNEL="$(KERNEL)" MODE="$(MODE)" ADMIT="$(ADMIT)" SYSTEM="$(SYSTEM)" \

@@ -8,7 +8,8 @@
 # (default 1; 0 shows a workload without writeback's cost);
 # 20 s of random reads over 512 MiB fill the cache with clean data, as the
 # bench's earlier workloads do; then the workload (hcbench.workload=b, cold
-# uniform random reads, or c, 4 KiB random writes over 64 MiB) runs three
+# uniform random reads; c, 4 KiB random writes over 64 MiB; or d, random
+# reads of those 64 MiB after 30 s of c's writes, untimed) runs three
 # times for 10 s. The second run is traced: ftrace function_graph on the
 # hcache functions that take or wait for meta_lock or do metadata I/O,
 # summed per function by tests/bench/ftrace-summary.py. Tracing slows the
@@ -43,7 +44,8 @@ R=$HC_RESULTS
 case $W in
 b) job=(--rw=randread --size=1800m) ;;
 c) job=(--rw=randwrite --norandommap --offset=128m --size=64m) ;;
-*) hc_fail "hcbench.workload=$W: b or c" ;;
+d) job=(--rw=randread --norandommap --offset=128m --size=64m) ;;
+*) hc_fail "hcbench.workload=$W: b, c or d" ;;
 esac
 
 bench_disks
@@ -144,6 +146,12 @@ trace_off() {
 
 hc_log "fill: $(fio_run fill --rw=randread --offset=1g --size=512m --runtime=20) IOPS"
 counters fill
+if [ "$W" = d ]; then
+	# What d reads back: c's writes, as long as make bench's three runs.
+	hc_log "c before d: $(fio_run c --rw=randwrite --norandommap --offset=128m --size=64m \
+		--runtime=30 --randseed=3001) IOPS"
+	counters c
+fi
 for run in 1 2 3; do
 	[ $run != 2 ] || trace_on
 	case $W in b) off=(--offset=$((run * 2))g) ;; *) off=() ;; esac
