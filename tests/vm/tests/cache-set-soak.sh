@@ -4,6 +4,7 @@
 # round, and a check after each registration. 2 rounds in make check, 8
 # under make check-long (each round reuses every bucket about 7 times).
 # timeout: 600
+# one-kernel: a soak of the btree and the allocator; cache-set inserts and registers again on both kernels
 
 cdev=$(hc_nullb cache 192)
 dbg=/sys/kernel/debug/hcache

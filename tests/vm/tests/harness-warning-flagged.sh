@@ -3,6 +3,7 @@
 # "expect-flagged" turns that around: this passes only if the scanner
 # flagged the warning (and nothing else).
 # timeout: 60
+# one-kernel: a test of the harness's log scanner, not of a kernel
 # expect-flagged: WARNING: .*hc_selftest
 
 [ -f "$HC_SELFTEST_KO" ] || hc_fail "$HC_SELFTEST_KO is not built"

@@ -11,6 +11,7 @@
 # fresh region is promoted on its first read. Data read back is always
 # the data written.
 # timeout: 300
+# one-kernel: the admission policy's bookkeeping; io-fio-modes promotes misses on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 

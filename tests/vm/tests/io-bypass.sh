@@ -12,6 +12,7 @@
 # devices in one set: the set-level statistics equal their sums, and
 # clear_stats works at both levels.
 # timeout: 300
+# one-kernel: the sequential cutoff's accounting; io-fio-modes goes around the cache in writearound and none on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 

@@ -11,6 +11,7 @@
 # the sums over the backing device; every statistics file exists in every
 # window, at both levels.
 # timeout: 240
+# one-kernel: hit accounting and a warm restart; io-fio-modes reads its data back after a stop and register on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 

@@ -10,6 +10,7 @@
 # Under systemd-udevd, an add event on the slow cache device is handled
 # (udevadm settle returns) while the load still runs.
 # timeout: 420
+# one-kernel: the background metadata load; register and cache-set load metadata, and udev-register runs udev, on both kernels
 # expect-log: hcache: .*cannot register: already registered
 # expect-log: hcache: .*: cache set .*: metadata read at sector [0-9]* failed: error -5
 # expect-log: hcache: .*: cache set .*: cannot check the metadata \(error -5\)

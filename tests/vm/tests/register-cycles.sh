@@ -4,6 +4,7 @@
 # module unloads. 300 cycles (1000 in check-long), as the rest of the
 # system moves a cache by up to a slab (128 objects seen) meanwhile.
 # timeout: 900
+# one-kernel: a leak check over 300 register/stop cycles; register and cache-set register and stop on both kernels
 # append: slab_nomerge
 
 cycles=300
