@@ -13,7 +13,8 @@
 # on both, or bcache sleeps 30 s after each pass over its index whatever
 # wakes it) and the test measures, until dirty_data is 0: the backing
 # device's write requests (field 5 of its stat) and sectors (field 7), as
-# writes per MiB flushed, and the time. Cases:
+# writes per MiB flushed, and the time; for hcache also
+# writeback_backing_writes, the bios it issued. Cases:
 #   dense    4 KiB random writes covering 32 MiB, each block once
 #            (256 dirty extents a MiB, all contiguous)
 #   seq64k   32 MiB written sequentially in 64 KiB writes (16 a MiB)
@@ -21,8 +22,11 @@
 # Each prints "RESULT wb-CASE: ... hcache writes_per_mib=.. secs=..
 # bcache writes_per_mib=.. secs=.. ratio=.." (ratio: hcache's writes per
 # MiB over bcache's), also appended to the results. It passes when, in
-# every case, hcache's writes per MiB are at most half bcache's; and
-# hcache's data reads back from the raw backing device. Without bcache
+# every case, hcache's writes per MiB are at most half bcache's; hcache
+# issued exactly one writeback bio per MiB (32: a run is at most 1 MiB,
+# and each region starts on a MiB of the backing device, whose data
+# offset is 1 MiB); and hcache's data reads back from the raw backing
+# device. Without bcache
 # (no make-bcache: Debian's bcache-tools; or the module does not load)
 # the bcache half is skipped, loudly, and hcache must instead issue at
 # most a quarter as many writes as there are dirty extents.
@@ -156,6 +160,7 @@ write() {
 # most), and set WPM (writes per MiB flushed), SECS, MIB, WRITES.
 flush() {
 	local sys=$1 bdev=$IO_BDEV t0 w0 s0 m0 w1 s1 m1 d e n=0 hb0=0
+	HB=
 	[ "$sys" = bcache ] && bdev=$BC_BDEV
 	io_settle_dev "$bdev"
 	d=$(dirty "$sys")
@@ -186,7 +191,10 @@ flush() {
 	MIB=$(awk -v s=$((s1 - s0)) 'BEGIN { printf "%.2f", s / 2048 }')
 	WPM=$(awk -v w=$WRITES -v m="$MIB" 'BEGIN { printf "%.2f", (m > 0 ? w / m : 0) }')
 	local extra=
-	[ "$sys" = hcache ] && extra=", writeback_backing_writes +$(($(wb_get $dev writeback_backing_writes) - hb0))"
+	if [ "$sys" = hcache ]; then
+		HB=$(($(wb_get $dev writeback_backing_writes) - hb0))
+		extra=", writeback_backing_writes +$HB"
+	fi
 	hc_log "$sys $2: $d bytes dirty flushed in $SECS s: $WRITES backing write requests ($((m1 - m0)) merged), $MIB MiB: $WPM writes per MiB$extra"
 	if [ "$sys" = hcache ]; then
 		wb_set $dev writeback_running 0
@@ -204,12 +212,13 @@ io_settle_dev() {
 
 declare -A extents=([dense]=256 [seq64k]=16 [seq4k]=256)
 declare -A offsets=([dense]=0 [seq64k]=32 [seq4k]=64)
+[ "$IO_OFFSET" = 2048 ] || hc_fail "data offset $IO_OFFSET sectors, not 2048: the regions do not start on a MiB"
 bad=
 for case in dense seq64k seq4k; do
 	write hcache $case
 	[ -z "$bc" ] || write bcache $case
 	flush hcache $case
-	h_wpm=$WPM h_secs=$SECS h_mib=$MIB
+	h_wpm=$WPM h_secs=$SECS h_mib=$MIB h_bios=$HB
 	# What hcache wrote back is on its backing device.
 	io_get /dev/$dev $((offsets[$case] * MiB)) $((32 * MiB)) "$W/got"
 	io_get_raw $((offsets[$case] * MiB)) $((32 * MiB)) "$W/raw"
@@ -226,6 +235,7 @@ for case in dense seq64k seq4k; do
 		awk -v h="$h_wpm" -v x="${extents[$case]}" 'BEGIN { exit !(h > 0 && h <= x / 4) }' ||
 			bad+=" $case (hcache $h_wpm writes per MiB for ${extents[$case]} dirty extents per MiB);"
 	fi
+	[ "$h_bios" = 32 ] || bad+=" $case (hcache issued $h_bios writeback bios for 32 MiB);"
 	awk -v m="$h_mib" 'BEGIN { exit !(m >= 32) }' || bad+=" $case (hcache flushed only $h_mib MiB);"
 	echo "$line"
 	echo "$line" >>"$HC_RESULTS/result"
