@@ -10,7 +10,7 @@
 #   make check T=NAME    only the tests whose name contains NAME
 #   make demo            boot a VM and show hcache at work
 #   make bench           hcache against bcache, dm-cache, raw disks (KERNELS=)
-#   make bench-profile   where hcache's time goes in bench workload b or c
+#   make bench-profile   where hcache's time goes in bench workload b, c or d
 #                        (WORKLOAD=, KERNEL=, MODE=, ADMIT=, SYSTEM=)
 #   make bench-pair      workload c on hcache and dm-writecache in turns
 #                        (KERNEL=, ROUNDS=)
