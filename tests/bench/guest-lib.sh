@@ -5,6 +5,13 @@
 # command line and the disks and dm-writecache as tests/bench/guest.sh
 # builds them for make bench.
 
+# fio's arguments for bench workload c (4 KiB random writes over 64 MiB)
+# and d (random reads of what c wrote), as tests/bench/guest.sh runs them.
+# shellcheck disable=SC2034 # used by the scripts that source this
+BENCH_JOB_C=(--rw=randwrite --norandommap --offset=128m --size=64m)
+# shellcheck disable=SC2034
+BENCH_JOB_D=(--rw=randread --norandommap --offset=128m --size=64m)
+
 # bench_arg NAME DEFAULT: hcbench.NAME=VALUE from the kernel command line
 # (the host passes its settings that way), or DEFAULT.
 bench_arg() {

@@ -47,8 +47,8 @@ for round in $(seq "$ROUNDS"); do
 		esac
 		read -r cr0 cw0 bw0 in0 cx0 < <(counts "$cdev" "$bdev")
 		fio --name="c-$sys-$round" --filename="$dev" --direct=1 --ioengine=libaio \
-			--bs=4k --iodepth=32 --rw=randwrite --norandommap --offset=128m \
-			--size=64m --runtime=10 --time_based --randseed=$((3000 + round)) \
+			--bs=4k --iodepth=32 "${BENCH_JOB_C[@]}" --runtime=10 --time_based \
+			--randseed=$((3000 + round)) \
 			--output-format=terse --output=/tmp/fio.terse || hc_fail "fio on $sys failed"
 		read -r cr1 cw1 bw1 in1 cx1 < <(counts "$cdev" "$bdev")
 		iops=$(awk -F';' '{ printf "%d\n", $49 }' /tmp/fio.terse)

@@ -43,8 +43,8 @@ SYSTEM=$(bench_arg system hcache)
 R=$HC_RESULTS
 case $W in
 b) job=(--rw=randread --size=1800m) ;;
-c) job=(--rw=randwrite --norandommap --offset=128m --size=64m) ;;
-d) job=(--rw=randread --norandommap --offset=128m --size=64m) ;;
+c) job=("${BENCH_JOB_C[@]}") ;;
+d) job=("${BENCH_JOB_D[@]}") ;;
 *) hc_fail "hcbench.workload=$W: b, c or d" ;;
 esac
 
@@ -148,8 +148,7 @@ hc_log "fill: $(fio_run fill --rw=randread --offset=1g --size=512m --runtime=20)
 counters fill
 if [ "$W" = d ]; then
 	# What d reads back: c's writes, as long as make bench's three runs.
-	hc_log "c before d: $(fio_run c --rw=randwrite --norandommap --offset=128m --size=64m \
-		--runtime=30 --randseed=3001) IOPS"
+	hc_log "c before d: $(fio_run c "${BENCH_JOB_C[@]}" --runtime=30 --randseed=3001) IOPS"
 	counters c
 fi
 for run in 1 2 3; do

@@ -157,7 +157,8 @@ write() {
 }
 
 # flush SYSTEM CASE: resume writeback, wait for dirty_data 0 (180 s at
-# most), and set WPM (writes per MiB flushed), SECS, MIB, WRITES.
+# most), and set WPM (writes per MiB flushed), SECS, MIB, WRITES, and HB
+# (hcache's writeback bios; empty for bcache).
 flush() {
 	local sys=$1 bdev=$IO_BDEV t0 w0 s0 m0 w1 s1 m1 d e n=0 hb0=0
 	HB=
