@@ -43,18 +43,10 @@
 # smp: 1
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
+. "$HC_ROOT/tests/bench/guest-lib.sh"
 
-# bench_arg NAME DEFAULT: hcbench.NAME=VALUE from the kernel command line
-# (run.sh passes its BENCH_* settings that way), or DEFAULT.
-bench_arg() {
-	local v
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^hcbench\.$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
 BENCH_BACK_MIB=$(bench_arg back_mib 8192)
-BENCH_BACK_NSEC=$(bench_arg back_nsec 4000000)
 BENCH_CACHE_MIB=$(bench_arg cache_mib 128)
-BENCH_CACHE_NSEC=$(bench_arg cache_nsec 50000)
 BENCH_BUCKET=$(bench_arg bucket 64k)
 BENCH_RUNTIME=$(bench_arg runtime 10)
 BENCH_IODEPTH=$(bench_arg iodepth 32)
@@ -67,12 +59,7 @@ mkdir -p "$R/fio"
 : >"$R/counters.txt"
 
 # ---- disks and systems ---------------------------------------------------
-modprobe -q configfs
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-modprobe -q null_blk nr_devices=0
-BACK_ATTRS="irqmode=2 completion_nsec=$BENCH_BACK_NSEC"
-grep -q max_sectors /sys/kernel/config/nullb/features && BACK_ATTRS+=" max_sectors=2048"
-CACHE_ATTRS="irqmode=2 completion_nsec=$BENCH_CACHE_NSEC"
+bench_disks
 
 declare -A DEV BACK CDEV
 SYSTEMS=()
@@ -97,21 +84,21 @@ lack() {
 nullb() {
 	# shellcheck disable=SC2086 # lists of attributes
 	if [ "$2" = back ]; then
-		hc_nullb "$1" "$BENCH_BACK_MIB" $BACK_ATTRS
+		hc_nullb "$1" "$BENCH_BACK_MIB" $BENCH_BACK_ATTRS
 	else
-		hc_nullb "$1" "$BENCH_CACHE_MIB" $CACHE_ATTRS
+		hc_nullb "$1" "$BENCH_CACHE_MIB" $BENCH_CACHE_ATTRS
 	fi
 }
 
-b=$(nullb rawb back)
-have rawb "$b" "$b" - "backing null_blk alone"
+node=$(nullb rawb back)
+have rawb "$node" "$node" - "backing null_blk alone"
 # shellcheck disable=SC2086 # a list of attributes
-c=$(hc_nullb rawc "$BENCH_BACK_MIB" $CACHE_ATTRS)
-have rawc "$c" "$c" - "cache-speed null_blk of the backing size"
+node=$(hc_nullb rawc "$BENCH_BACK_MIB" $BENCH_CACHE_ATTRS)
+have rawc "$node" "$node" - "cache-speed null_blk of the backing size"
 
 # hcache: io_setup's null_blk disks "cache" and "back", as hcache0.
 # shellcheck disable=SC2086
-IO_CACHE_ATTRS=$CACHE_ATTRS IO_BACK_ATTRS=$BACK_ATTRS \
+IO_CACHE_ATTRS=$BENCH_CACHE_ATTRS IO_BACK_ATTRS=$BENCH_BACK_ATTRS \
 	io_setup "$BENCH_CACHE_MIB" "$BENCH_BACK_MIB" --bucket "$BENCH_BUCKET"
 io_mode hcache0 writeback
 HC_SYS=$(io_sysdir hcache0)
@@ -201,7 +188,7 @@ dmwc_setup
 	echo "runtime $BENCH_RUNTIME"
 	echo "iodepth $BENCH_IODEPTH"
 	echo "zipf_mib $BENCH_ZIPF_MIB"
-	echo "back_attrs $BACK_ATTRS"
+	echo "back_attrs $BENCH_BACK_ATTRS"
 	echo "fio $(fio --version)"
 	echo "mkfs $(mkfs.ext4 -V 2>&1 | head -1)"
 } >"$R/env.txt"
@@ -226,14 +213,17 @@ order() {
 }
 
 # idle: wait until, for a whole second, no disk of any system did
-# I/O and the guest CPU was at least 80% idle, or 60 seconds passed: what one system's job left running (promotions, dm-cache's
-# migrations, writeback, GC) would otherwise take CPU time from the next
-# system's measurement (one guest CPU). Logs a wait that runs out. All the
-# waits together get IDLE_BUDGET seconds; once spent, each waits 3 s at
-# most, so that make bench keeps its time limit whatever keeps busy.
+# I/O and the guest CPU was at least 80% idle, or 60 seconds passed: what
+# one system's job left running (promotions, dm-cache's migrations,
+# writeback, GC) would otherwise take CPU time from the next system's
+# measurement (one guest CPU). A wait that runs out is logged with what was
+# still busy in its last second: the disks whose stat moved and the CPU's
+# idle share. All the waits together get IDLE_BUDGET seconds; once spent,
+# each waits 3 s at most, so that make bench keeps its time limit whatever
+# keeps busy.
 IDLE_BUDGET=600
 idle() {
-	local files=() prev='' now d c0 c1 max=60 t0=$SECONDS
+	local files=() prev='' now d c0 c1 max=60 t0=$SECONDS busy i was is
 	[ "$max" -le "$IDLE_BUDGET" ] || max=$IDLE_BUDGET
 	[ "$max" -ge 3 ] || max=3
 	for d in "${BACK[@]}" "${CDEV[@]}"; do
@@ -242,6 +232,8 @@ idle() {
 	done
 	c0=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat)
 	for _ in $(seq "$max"); do
+		# One process a second: under TCG each fork is CPU time, and
+		# the wait must not keep the CPU it watches busy.
 		now=$(cat "${files[@]}")
 		c1=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat)
 		if [ "$now" = "$prev" ] && awk -v a="$c0" -v b="$c1" 'BEGIN {
@@ -255,7 +247,20 @@ idle() {
 		sleep 1
 	done
 	IDLE_BUDGET=$((IDLE_BUDGET - (SECONDS - t0)))
-	hc_log "still busy after $max s; measuring anyway (idle budget left: $IDLE_BUDGET s)"
+	# The last second: which disks moved (a line of cat's output per
+	# file, in order), how idle the CPU was.
+	now=$(cat "${files[@]}")
+	c1=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat)
+	mapfile -t was <<<"$prev"
+	mapfile -t is <<<"$now"
+	busy=
+	for i in "${!files[@]}"; do
+		[ "${was[$i]:-}" = "${is[$i]:-}" ] ||
+			busy+="$(basename "$(dirname "${files[$i]}")") "
+	done
+	busy+=$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		if (y[2] > x[2]) printf "CPU %d%% idle", 100 * (y[1] - x[1]) / (y[2] - x[2]) }')
+	hc_log "still busy after $max s (last second: ${busy:-?}); measuring anyway (idle budget left: $IDLE_BUDGET s)"
 }
 
 # job WL SYSTEM RUN FIO-ARGS...: one fio job on SYSTEM's device; its JSON in
