@@ -11,7 +11,9 @@
  * about a quarter of a second's worth at the current rate (a whole
  * HC_WB_BATCH_BYTES when the device is idle). Pieces contiguous on the
  * backing device make a run, written by one bio; pieces of a run
- * contiguous in the cache are read by one bio. A batch goes:
+ * contiguous in the cache are read by one bio. The rate's share ends a
+ * batch only where a run ends (the pacer counts what the batch took), so
+ * that pacing never costs the backing device a write more. A batch goes:
  *
  *  1. read every run from the cache, all in flight at once;
  *  2. per run, under meta_lock held for reading: every piece is still in
@@ -57,18 +59,22 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/vmalloc.h>
 
 /* Pieces of keys in a batch at most. */
 #define HC_WB_BATCH_KEYS	1024
 /* Data in a batch at most, and what an idle device gets per batch. */
 #define HC_WB_BATCH_BYTES	(8U << 20)
+#define HC_WB_BATCH_SECTORS	(HC_WB_BATCH_BYTES >> SECTOR_SHIFT)
 /* A run (one backing write) at most: one bio of BIO_MAX_VECS pages. */
 #define HC_WB_RUN_BYTES		(BIO_MAX_VECS * PAGE_SIZE)
 #define HC_WB_RUN_SECTORS	(HC_WB_RUN_BYTES >> SECTOR_SHIFT)
 /* Pages: the data, and a partial page per run. */
 #define HC_WB_BATCH_PAGES	(HC_WB_BATCH_BYTES / PAGE_SIZE + \
 				 HC_WB_BATCH_KEYS)
+/* Data pages come in physically contiguous blocks of up to 64 KiB. */
+#define HC_WB_PAGE_ORDER	get_order(SZ_64K)
 /* Leaves scanned per meta_lock hold. */
 #define HC_WB_SCAN_LEAVES	8
 /* No foreground request for this long: write back at full speed. */
@@ -107,7 +113,10 @@ struct hc_wb_run {
  *	at most HC_WB_RUN_SECTORS
  * @nr_keys: pieces in @keys
  * @sectors: their total
- * @budget: sectors to collect at most (one piece always fits)
+ * @budget: sectors to collect before the next run would start (the run
+ *	being collected is finished first; one piece always fits)
+ * @run_end: where the last piece collected ends on the backing device
+ * @run_sectors: sectors of the run it ends, as hc_wb_plan() will cut it
  * @full: collection stopped for want of room
  * @runs: the runs
  * @nr_runs: runs in @runs
@@ -122,6 +131,8 @@ struct hc_wb_batch {
 	u32			nr_keys;
 	u64			sectors;
 	u64			budget;
+	u64			run_end;
+	u32			run_sectors;
 	bool			full;
 	struct hc_wb_run	runs[HC_WB_BATCH_KEYS];
 	u32			nr_runs;
@@ -275,6 +286,18 @@ static void hc_wb_update_rate(struct hc_backing *b, u32 dt_ms, bool paused)
 /* ---- Collecting a batch -------------------------------------------------- */
 
 /*
+ * Whether a piece of @sectors at @start joins the run of the last piece
+ * collected, by hc_wb_plan()'s rule: contiguous on the backing device, and
+ * the run stays within HC_WB_RUN_SECTORS.
+ */
+static bool hc_wb_joins_run(const struct hc_wb_batch *wb, u64 start,
+			    u64 sectors)
+{
+	return wb->nr_keys && start == wb->run_end &&
+	       wb->run_sectors + sectors <= HC_WB_RUN_SECTORS;
+}
+
+/*
  * hc_btree_scan()'s callback: take a dirty key, cut into pieces of at most
  * a run, while the batch has room. Non-zero stops the scan before the key
  * (so that what is left of it is found again).
@@ -292,11 +315,19 @@ static int hc_wb_collect(void *priv, const struct hc_key *k)
 	if (hc_ptr_stale(c->buckets[bucket].gen, hc_ptr_gen(k->ptr)))
 		return 0;	/* Not counted as dirty either. */
 	while (piece.size) {
+		u64 sectors = min_t(u64, piece.size, HC_WB_RUN_SECTORS);
+		bool joins = hc_wb_joins_run(wb, hc_key_start(&piece), sectors);
 		struct hc_key *p;
 
+		/*
+		 * The budget is checked only where a run would start: cut
+		 * there, a run would cost the backing device one write more
+		 * (one more seek on a disk). The pages bound every batch.
+		 */
 		if (wb->nr_keys == HC_WB_BATCH_KEYS ||
-		    (wb->nr_keys && wb->sectors + min_t(u64, piece.size,
-			    HC_WB_RUN_SECTORS) > wb->budget)) {
+		    (wb->nr_keys &&
+		     (wb->sectors + sectors > HC_WB_BATCH_SECTORS ||
+		      (!joins && wb->sectors + sectors > wb->budget)))) {
 			wb->full = true;
 			return 1;
 		}
@@ -305,6 +336,8 @@ static int hc_wb_collect(void *priv, const struct hc_key *k)
 		if (p->size > HC_WB_RUN_SECTORS)
 			hc_key_cut_back(p, hc_key_start(p) + HC_WB_RUN_SECTORS);
 		wb->sectors += p->size;
+		wb->run_sectors = joins ? wb->run_sectors + p->size : p->size;
+		wb->run_end = p->end;
 		hc_key_cut_front(&piece, p->end);
 	}
 	return 0;
@@ -339,11 +372,47 @@ static int hc_wb_fill(struct hc_wb_batch *wb, bool *wrapped)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * Append @n pages to @wb->pages, physically contiguous in blocks of up to
+ * HC_WB_PAGE_ORDER where memory allows. bio_add_page() merges contiguous
+ * pages into one segment (up to the queue's max_segment_size), so a run
+ * reaches the disk as one request; page by page, a 1 MiB run is 256
+ * segments, and a queue of 128 (the block layer's default, null_blk's) or
+ * 168 (AHCI) segments splits it in two. Each block is split into order-0
+ * pages, freed one by one.
+ */
+static int hc_wb_alloc_pages(struct hc_wb_batch *wb, u32 n)
+{
+	while (n) {
+		unsigned int order = min_t(unsigned int, HC_WB_PAGE_ORDER,
+					   ilog2(n));
+		struct page *page;
+		u32 i;
+
+		/* Larger blocks only if they come easily. */
+		while (order &&
+		       !(page = alloc_pages(GFP_NOIO | __GFP_NORETRY |
+					    __GFP_NOWARN, order)))
+			order--;
+		if (!order) {
+			page = alloc_page(GFP_NOIO);
+			if (!page)
+				return -ENOMEM;
+		} else {
+			split_page(page, order);
+		}
+		for (i = 0; i < (1U << order); i++)
+			wb->pages[wb->nr_pages++] = nth_page(page, i);
+		n -= 1U << order;
+	}
+	return 0;
+}
+
 /* Cut the pieces into runs and give each run its pages. */
 static int hc_wb_plan(struct hc_wb_batch *wb)
 {
 	struct hc_wb_run *r = NULL;
-	u32 i, p;
+	u32 i;
 
 	wb->nr_runs = 0;
 	for (i = 0; i < wb->nr_keys; i++) {
@@ -365,17 +434,14 @@ static int hc_wb_plan(struct hc_wb_batch *wb)
 	}
 	wb->nr_pages = 0;
 	for (i = 0; i < wb->nr_runs; i++) {
-		u32 n = DIV_ROUND_UP(wb->runs[i].sectors << SECTOR_SHIFT,
-				     PAGE_SIZE);
+		int ret;
 
 		wb->runs[i].page = wb->nr_pages;
-		for (p = 0; p < n; p++) {
-			struct page *page = alloc_page(GFP_NOIO);
-
-			if (!page)
-				return -ENOMEM;
-			wb->pages[wb->nr_pages++] = page;
-		}
+		ret = hc_wb_alloc_pages(wb, DIV_ROUND_UP(wb->runs[i].sectors <<
+							 SECTOR_SHIFT,
+							 PAGE_SIZE));
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -406,8 +472,18 @@ static struct bio *hc_wb_bio(struct hc_wb_batch *wb, struct hc_wb_run *r,
 		u32 in_page = off % PAGE_SIZE;
 		u32 len = min_t(u32, bytes, PAGE_SIZE - in_page);
 
-		__bio_add_page(bio, wb->pages[r->page + off / PAGE_SIZE], len,
-			       in_page);
+		/*
+		 * Merges with the page before when contiguous
+		 * (hc_wb_alloc_pages()); cannot fail, the bio has a vector
+		 * for every page.
+		 */
+		if (WARN_ON_ONCE(bio_add_page(bio, wb->pages[r->page +
+							     off / PAGE_SIZE],
+					      len, in_page) != len)) {
+			/* Short: the run fails, its data stays dirty. */
+			cmpxchg(&r->status, BLK_STS_OK, BLK_STS_RESOURCE);
+			break;
+		}
 		off += len;
 		bytes -= len;
 	}
@@ -773,10 +849,9 @@ static int hc_writeback_thread(void *arg)
 				continue;
 			}
 			batch->budget = clamp_t(u64, rate / 4, 8,
-						HC_WB_BATCH_BYTES >>
-						SECTOR_SHIFT);
+						HC_WB_BATCH_SECTORS);
 		} else {
-			batch->budget = HC_WB_BATCH_BYTES >> SECTOR_SHIFT;
+			batch->budget = HC_WB_BATCH_SECTORS;
 		}
 		ret = hc_wb_fill(batch, &wrapped);
 		if (!ret && batch->nr_keys)

@@ -19,14 +19,20 @@
 #            (256 dirty extents a MiB, all contiguous)
 #   seq64k   32 MiB written sequentially in 64 KiB writes (16 a MiB)
 #   seq4k    32 MiB written sequentially in 4 KiB writes (256 a MiB)
+#   seq64k-paced  hcache alone: seq64k flushed at writeback_rate 6 MiB/s
+#            while 20 reads a second keep the device from idling, so that
+#            every batch is a quarter second's share (1.5 MiB, not a whole
+#            number of runs): still exactly 32 bios, in 3 to 20 s
 # Each prints "RESULT wb-CASE: ... hcache writes_per_mib=.. secs=..
 # bcache writes_per_mib=.. secs=.. ratio=.." (ratio: hcache's writes per
 # MiB over bcache's), also appended to the results. It passes when, in
 # every case, hcache's writes per MiB are at most half bcache's; hcache
 # issued exactly one writeback bio per MiB (32: a run is at most 1 MiB,
 # and each region starts on a MiB of the backing device, whose data
-# offset is 1 MiB); and hcache's data reads back from the raw backing
-# device. Without bcache
+# offset is 1 MiB); each bio reached the disk as one request (at most one
+# request more, the superblock going clean: a bio of 256 separate pages
+# would be split at null_blk's 128 segments); and hcache's data reads back
+# from the raw backing device. Without bcache
 # (no make-bcache: Debian's bcache-tools; or the module does not load)
 # the bcache half is skipped, loudly, and hcache must instead issue at
 # most a quarter as many writes as there are dirty extents.
@@ -150,6 +156,7 @@ write() {
 	dense) set -- --rw=randwrite --bs=4k --offset=0 --randseed=7 ;;
 	seq64k) set -- --rw=write --bs=64k --offset=32m ;;
 	seq4k) set -- --rw=write --bs=4k --offset=64m ;;
+	seq64k-paced) set -- --rw=write --bs=64k --offset=32m ;;
 	esac
 	fio --name=fill --filename="$target" --size=32m --iodepth=8 --ioengine=libaio \
 		--direct=1 --randrepeat=0 "$@" --output="$W/fio.out" >/dev/null 2>&1 ||
@@ -219,7 +226,7 @@ for case in dense seq64k seq4k; do
 	write hcache $case
 	[ -z "$bc" ] || write bcache $case
 	flush hcache $case
-	h_wpm=$WPM h_secs=$SECS h_mib=$MIB h_bios=$HB
+	h_wpm=$WPM h_secs=$SECS h_mib=$MIB h_bios=$HB h_writes=$WRITES
 	# What hcache wrote back is on its backing device.
 	io_get /dev/$dev $((offsets[$case] * MiB)) $((32 * MiB)) "$W/got"
 	io_get_raw $((offsets[$case] * MiB)) $((32 * MiB)) "$W/raw"
@@ -237,11 +244,50 @@ for case in dense seq64k seq4k; do
 			bad+=" $case (hcache $h_wpm writes per MiB for ${extents[$case]} dirty extents per MiB);"
 	fi
 	[ "$h_bios" = 32 ] || bad+=" $case (hcache issued $h_bios writeback bios for 32 MiB);"
+	[ "$h_writes" -le $((h_bios + 1)) ] || bad+=" $case ($h_writes backing write requests for $h_bios writeback bios: bios split);"
 	awk -v m="$h_mib" 'BEGIN { exit !(m >= 32) }' || bad+=" $case (hcache flushed only $h_mib MiB);"
 	echo "$line"
 	echo "$line" >>"$HC_RESULTS/result"
 done
 [ -z "$bc" ] || hc_log "bcache: every case measured"
+
+# ---- paced: the rate's share ends a batch only where a run ends ----------
+# seq64k again, over its clean region, hcache alone, but flushed paced
+# rather than at full speed: writeback_rate 6 MiB/s, held there by
+# writeback_rate_minimum 6 MiB/s (the controller's terms for 32 MiB dirty
+# stay far below it), whose quarter-second share, 1.5 MiB, is not a whole
+# number of runs; and fio reading the first region 20 times a second, so
+# that the device never turns idle (full speed). Cutting a batch at the
+# share would cut runs; it must still be 32 bios.
+wb_set $dev writeback_rate_minimum 6M
+wb_set $dev writeback_rate 6M
+write hcache seq64k-paced
+fio --name=trickle --filename=/dev/$dev --rw=randread --bs=4k --size=32m \
+	--ioengine=libaio --direct=1 --rate_iops=20 --time_based --runtime=600 \
+	--output="$W/trickle.out" >/dev/null 2>&1 &
+trickle=$!
+sleep 1.5
+idle=$(sed -n 's/^idle: *//p' "$(io_sysdir $dev)/writeback_rate_debug")
+[ "$idle" = 0 ] || hc_fail "seq64k-paced: writeback_rate_debug says idle '$idle' under the trickle of reads"
+flush hcache seq64k-paced
+kill "$trickle" 2>/dev/null
+wait "$trickle" 2>/dev/null || true
+p_secs=$SECS p_bios=$HB p_mib=$MIB p_writes=$WRITES
+rate=$(wb_get $dev writeback_rate)
+hc_log "seq64k-paced: writeback_rate_debug after: $(tr '\n' ' ' <"$(io_sysdir $dev)/writeback_rate_debug")"
+io_get /dev/$dev $((32 * MiB)) $((32 * MiB)) "$W/got"
+io_get_raw $((32 * MiB)) $((32 * MiB)) "$W/raw"
+wb_same "seq64k-paced: the raw backing device after writeback" "$W/raw" "$W/got" $((32 * MiB))
+line="RESULT wb-seq64k-paced: kernel $HC_KVER, 32 MiB at writeback_rate $rate: hcache writeback bios=$p_bios backing write requests=$p_writes secs=$p_secs"
+echo "$line"
+echo "$line" >>"$HC_RESULTS/result"
+[ "$rate" = $((6 * MiB)) ] || bad+=" seq64k-paced (writeback_rate became $rate, not 6 MiB/s);"
+[ "$p_bios" = 32 ] || bad+=" seq64k-paced (hcache issued $p_bios writeback bios for 32 MiB);"
+[ "$p_writes" -le $((p_bios + 1)) ] || bad+=" seq64k-paced ($p_writes backing write requests for $p_bios writeback bios: bios split);"
+awk -v m="$p_mib" 'BEGIN { exit !(m >= 32) }' || bad+=" seq64k-paced (hcache flushed only $p_mib MiB);"
+# Paced, 32 MiB at 6 MiB/s takes over 5 s; at full speed it took well under.
+awk -v s="$p_secs" 'BEGIN { exit !(s >= 3) }' || bad+=" seq64k-paced (flushed in $p_secs s: not paced);"
+awk -v s="$p_secs" 'BEGIN { exit !(s <= 20) }' || bad+=" seq64k-paced (flushed in $p_secs s: slower than the rate);"
 [ -z "$bad" ] || hc_fail "too many backing writes:$bad"
 
 if [ -n "$bc" ]; then
