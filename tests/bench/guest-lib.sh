@@ -6,7 +6,8 @@
 # dm-writecache as make bench builds them.
 
 # fio's arguments for bench workload c (4 KiB random writes over 64 MiB)
-# and d (random reads of what c wrote), as tests/bench/guest.sh runs them.
+# and d (random reads of what c wrote), for make bench and the tools that
+# repeat them.
 # shellcheck disable=SC2034 # used by the scripts that source this
 BENCH_JOB_C=(--rw=randwrite --norandommap --offset=128m --size=64m)
 # shellcheck disable=SC2034

@@ -222,6 +222,10 @@ order() {
 # each waits 3 s at most, so that make bench keeps its time limit whatever
 # keeps busy.
 IDLE_BUDGET=600
+# cpu_times: the guest CPU's idle and total jiffies, from /proc/stat.
+cpu_times() {
+	awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
+}
 idle() {
 	local files=() prev='' now d c0 c1 max=60 t0=$SECONDS busy i was is
 	[ "$max" -le "$IDLE_BUDGET" ] || max=$IDLE_BUDGET
@@ -230,12 +234,12 @@ idle() {
 		[ "$d" = - ] && continue
 		files+=("/sys/class/block/$(basename "$(readlink -f "$d")")/stat")
 	done
-	c0=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat)
+	c0=$(cpu_times)
 	for _ in $(seq "$max"); do
 		# One process a second: under TCG each fork is CPU time, and
 		# the wait must not keep the CPU it watches busy.
 		now=$(cat "${files[@]}")
-		c1=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat)
+		c1=$(cpu_times)
 		if [ "$now" = "$prev" ] && awk -v a="$c0" -v b="$c1" 'BEGIN {
 			split(a, x, " "); split(b, y, " ")
 			exit !(y[2] > x[2] && (y[1] - x[1]) >= 0.8 * (y[2] - x[2])) }'; then
@@ -250,7 +254,7 @@ idle() {
 	# The last second: which disks moved (a line of cat's output per
 	# file, in order), how idle the CPU was.
 	now=$(cat "${files[@]}")
-	c1=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat)
+	c1=$(cpu_times)
 	mapfile -t was <<<"$prev"
 	mapfile -t is <<<"$now"
 	busy=
@@ -457,7 +461,7 @@ counters f
 hc_log "== c: 4k random writes over 64 MiB"
 for run in 1 2 3; do
 	for s in $(order $run "${WRITES[@]}"); do
-		job c "$s" $run --rw=randwrite --norandommap --offset=128m --size=64m \
+		job c "$s" $run "${BENCH_JOB_C[@]}" \
 			--time_based --runtime="$BENCH_RUNTIME" --randseed=$((3000 + run))
 	done
 done
@@ -465,7 +469,7 @@ counters c
 hc_log "== d: reading back what c wrote"
 for run in 1 2 3; do
 	for s in $(order $run "${WRITES[@]}"); do
-		job d "$s" $run --rw=randread --norandommap --offset=128m --size=64m \
+		job d "$s" $run "${BENCH_JOB_D[@]}" \
 			--time_based --runtime="$BENCH_RUNTIME" --randseed=$((4000 + run))
 	done
 done
