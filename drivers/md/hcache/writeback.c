@@ -286,15 +286,16 @@ static void hc_wb_update_rate(struct hc_backing *b, u32 dt_ms, bool paused)
 /* ---- Collecting a batch -------------------------------------------------- */
 
 /*
- * Whether a piece of @sectors at @start joins the run of the last piece
- * collected, by hc_wb_plan()'s rule: contiguous on the backing device, and
- * the run stays within HC_WB_RUN_SECTORS.
+ * The one rule for what one backing write covers: a piece of @sectors at
+ * @start extends a run of @run_sectors ending at @run_end when it is
+ * contiguous with it on the backing device and the run stays within
+ * HC_WB_RUN_SECTORS. Collection (to know where a run starts) and planning
+ * (to cut the runs) must agree, or a paced batch would end mid-run.
  */
-static bool hc_wb_joins_run(const struct hc_wb_batch *wb, u64 start,
-			    u64 sectors)
+static bool hc_wb_extends_run(u64 run_end, u64 run_sectors, u64 start,
+			      u64 sectors)
 {
-	return wb->nr_keys && start == wb->run_end &&
-	       wb->run_sectors + sectors <= HC_WB_RUN_SECTORS;
+	return start == run_end && run_sectors + sectors <= HC_WB_RUN_SECTORS;
 }
 
 /*
@@ -316,7 +317,9 @@ static int hc_wb_collect(void *priv, const struct hc_key *k)
 		return 0;	/* Not counted as dirty either. */
 	while (piece.size) {
 		u64 sectors = min_t(u64, piece.size, HC_WB_RUN_SECTORS);
-		bool joins = hc_wb_joins_run(wb, hc_key_start(&piece), sectors);
+		bool joins = wb->nr_keys &&
+			     hc_wb_extends_run(wb->run_end, wb->run_sectors,
+					       hc_key_start(&piece), sectors);
 		struct hc_key *p;
 
 		/*
@@ -418,8 +421,8 @@ static int hc_wb_plan(struct hc_wb_batch *wb)
 	for (i = 0; i < wb->nr_keys; i++) {
 		const struct hc_key *k = &wb->keys[i];
 
-		if (!r || hc_key_start(k) != r->track.end ||
-		    r->sectors + k->size > HC_WB_RUN_SECTORS) {
+		if (!r || !hc_wb_extends_run(r->track.end, r->sectors,
+					     hc_key_start(k), k->size)) {
 			r = &wb->runs[wb->nr_runs++];
 			memset(r, 0, sizeof(*r));
 			r->batch = wb;
