@@ -218,7 +218,9 @@ order() {
 # writeback, GC) would otherwise take CPU time from the next system's
 # measurement (one guest CPU). A wait that runs out is logged with what was
 # still busy in its last second: the disks whose stat moved and the CPU's
-# idle share. All the waits together get IDLE_BUDGET seconds; once spent,
+# idle share. A wait still busy after 5 s logs the tasks that had the CPU
+# (once) and how long it took. All the waits together get IDLE_BUDGET
+# seconds; once spent,
 # each waits 3 s at most, so that make bench keeps its time limit whatever
 # keeps busy.
 IDLE_BUDGET=600
@@ -235,7 +237,9 @@ idle() {
 		files+=("/sys/class/block/$(basename "$(readlink -f "$d")")/stat")
 	done
 	c0=$(cpu_times)
-	for _ in $(seq "$max"); do
+	for i in $(seq "$max"); do
+		# Still busy after 5 s: say once what has the CPU.
+		[ "$i" = 6 ] && idle_top "after 5 s"
 		# One process a second: under TCG each fork is CPU time, and
 		# the wait must not keep the CPU it watches busy.
 		now=$(cat "${files[@]}")
@@ -244,6 +248,8 @@ idle() {
 			split(a, x, " "); split(b, y, " ")
 			exit !(y[2] > x[2] && (y[1] - x[1]) >= 0.8 * (y[2] - x[2])) }'; then
 			IDLE_BUDGET=$((IDLE_BUDGET - (SECONDS - t0)))
+			[ $((SECONDS - t0)) -lt 6 ] ||
+				hc_log "idle after $((SECONDS - t0)) s (idle budget left: $IDLE_BUDGET s)"
 			return 0
 		fi
 		prev=$now
@@ -265,6 +271,16 @@ idle() {
 	busy+=$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " ")
 		if (y[2] > x[2]) printf "CPU %d%% idle", 100 * (y[1] - x[1]) / (y[2] - x[2]) }')
 	hc_log "still busy after $max s (last second: ${busy:-?}); measuring anyway (idle budget left: $IDLE_BUDGET s)"
+	[ "$max" -ge 6 ] || idle_top "at the end"
+}
+
+# idle_top WHEN: log the tasks that had more than 1% of the CPU over one
+# second (one process, top; its second sample is the one over the second).
+idle_top() {
+	local line
+	top -b -n 2 -d 1 -w 120 2>/dev/null |
+		awk '/^top -/ { n++ } n == 2 && /^ *[0-9]/ && $9 > 1' | head -n 8 |
+		while read -r line; do hc_log "  busy $1: $line"; done
 }
 
 # job WL SYSTEM RUN FIO-ARGS...: one fio job on SYSTEM's device; its JSON in
@@ -299,6 +315,9 @@ counters() {
 		line+=" $f=$(cat "$HC_SYS/stats_total/$f" 2>/dev/null)"
 	done
 	line+=" dirty_data=$(wb_dirty hcache0) cache_available_percent=$(cat "$IO_SET/cache_available_percent" 2>/dev/null)"
+	for f in gc_runs gc_move_runs gc_buckets_moved gc_last_duration_ms; do
+		line+=" $f=$(cat "$IO_SET/internal/$f" 2>/dev/null)"
+	done
 	printf '%s\t%s\n' "$1" "$line" >>"$R/counters.txt"
 	is_up bcache || return 0
 	line="bcache:"

@@ -13,7 +13,10 @@
 # Output in $HC_RESULTS/pair.txt, one line per run: system (hcache or
 # dmwc), round, IOPS, then per write the requests its cache disk read and
 # wrote and its backing disk wrote, and the guest's interrupts and
-# context switches (from the disks' stat and /proc/stat).
+# context switches (from the disks' stat and /proc/stat); hcache's lines
+# end with what its cache did meanwhile: writes bypassed for want of room
+# (bypass_full), GC runs, buckets moving GC emptied, the share of buckets
+# that could take data at the end, and the dirty data left.
 # timeout: 900
 # memory: 3G
 # smp: 1
@@ -39,6 +42,13 @@ counts() {
 		"$(awk '$1 == "intr" { i = $2 } $1 == "ctxt" { x = $2 } END { print i, x }' /proc/stat)"
 }
 
+# hc_counts: hcache's bypass_full, GC runs and buckets moved so far.
+hc_counts() {
+	echo "$(cat "$(io_sysdir hcache0)/stats_total/bypass_full")" \
+		"$(cat "$IO_SET/internal/gc_runs")" \
+		"$(cat "$IO_SET/internal/gc_buckets_moved")"
+}
+
 for round in $(seq "$ROUNDS"); do
 	for sys in hcache dmwc; do
 		case $sys in
@@ -46,17 +56,25 @@ for round in $(seq "$ROUNDS"); do
 		dmwc) dev=/dev/mapper/dmwc cdev=$DMWC_CDEV bdev=$DMWC_BDEV ;;
 		esac
 		read -r cr0 cw0 bw0 in0 cx0 < <(counts "$cdev" "$bdev")
+		read -r bf0 gr0 gm0 < <(hc_counts)
 		fio --name="c-$sys-$round" --filename="$dev" --direct=1 --ioengine=libaio \
 			--bs=4k --iodepth=32 "${BENCH_JOB_C[@]}" --runtime=10 --time_based \
 			--randseed=$((3000 + round)) \
 			--output-format=terse --output=/tmp/fio.terse || hc_fail "fio on $sys failed"
 		read -r cr1 cw1 bw1 in1 cx1 < <(counts "$cdev" "$bdev")
+		read -r bf1 gr1 gm1 < <(hc_counts)
 		iops=$(awk -F';' '{ printf "%d\n", $49 }' /tmp/fio.terse)
 		awk -v s="$sys" -v r="$round" -v n="$iops" -v cr=$((cr1 - cr0)) \
 			-v cw=$((cw1 - cw0)) -v bw=$((bw1 - bw0)) -v ni=$((in1 - in0)) \
 			-v cx=$((cx1 - cx0)) 'BEGIN { w = n * 10; if (!w) w = 1
-			printf "%s %d %d IOPS; per write: cache reads %.2f writes %.2f, backing writes %.2f, interrupts %.2f, context switches %.2f\n",
+			printf "%s %d %d IOPS; per write: cache reads %.2f writes %.2f, backing writes %.2f, interrupts %.2f, context switches %.2f",
 				s, r, n, cr / w, cw / w, bw / w, ni / w, cx / w }' >>"$R/pair.txt"
+		[ $sys = hcache ] &&
+			printf '; bypass_full %d, GC runs %d, buckets moved %d, available %s%%, dirty %s' \
+				$((bf1 - bf0)) $((gr1 - gr0)) $((gm1 - gm0)) \
+				"$(cat "$IO_SET/cache_available_percent")" \
+				"$(cat "$(io_sysdir hcache0)/dirty_data")" >>"$R/pair.txt"
+		echo >>"$R/pair.txt"
 		hc_log "$(tail -n 1 "$R/pair.txt")"
 	done
 done
