@@ -864,6 +864,7 @@ void hc_avail_update(struct hc_cache_set *c)
 
 	WRITE_ONCE(c->avail_percent, hc_usable_percent(c, avail));
 	WRITE_ONCE(c->free_percent, hc_usable_percent(c, free));
+	hc_gc_avail_changed(c);
 }
 
 /**

@@ -312,6 +312,7 @@ HC_INTERNAL(gc_nodes_rewritten, c->gc.nodes_rewritten);
 HC_INTERNAL(gc_keys_dropped, c->gc.keys_dropped);
 HC_INTERNAL(gc_buckets_moved, c->gc.buckets_moved);
 HC_INTERNAL(gc_move_rounds, c->gc.move_rounds);
+HC_INTERNAL(gc_move_runs, c->gc.move_runs);
 HC_INTERNAL(gc_sectors_moved, c->gc.sectors_moved);
 
 /* Run garbage collection now; returns once it has run. */
@@ -357,6 +358,7 @@ static struct attribute *hc_cache_set_internal_attrs[] = {
 	&hc_set_attr_gc_keys_dropped.attr,
 	&hc_set_attr_gc_buckets_moved.attr,
 	&hc_set_attr_gc_move_rounds.attr,
+	&hc_set_attr_gc_move_runs.attr,
 	&hc_set_attr_gc_sectors_moved.attr,
 	&hc_set_attr_trigger_gc.attr,
 	&hc_set_attr_free_prio.attr,

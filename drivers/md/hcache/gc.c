@@ -36,6 +36,8 @@
  * A run starts when the allocator finds too few buckets to reclaim or a
  * gen limit in its way, after an eighth of the cache was allocated since
  * the last run, and when trigger_gc is written (which waits for it).
+ * Moving alone, without the walk, runs whenever fewer than
+ * HC_MOVE_UNTIL_PERCENT of the buckets can take new data (hc_gc_move_due()).
  */
 
 #include "hcache.h"
@@ -518,6 +520,32 @@ static int hc_gc_moving(struct hc_cache_set *c, bool thorough)
 
 /* ---- The thread --------------------------------------------------------- */
 
+/*
+ * Moving alone is due when fewer than HC_MOVE_UNTIL_PERCENT of the buckets
+ * can take new data. Random overwrites in writeback mode spread dirty data
+ * thinly over the cache faster than whole runs give buckets back (they
+ * come at most once a second when short, for the btree walk's cost), and
+ * writes that find fewer than HC_BYPASS_FULL_PERCENT go to the backing
+ * device. Moving costs in proportion to what it frees: after a moving run
+ * that freed nothing the next waits a second, else as long as it ran.
+ */
+static bool hc_gc_move_due(struct hc_cache_set *c)
+{
+	return READ_ONCE(c->avail_percent) < HC_MOVE_UNTIL_PERCENT &&
+	       time_after_eq(jiffies, READ_ONCE(c->gc.move_next));
+}
+
+/**
+ * hc_gc_avail_changed() - the share of buckets that can take data was
+ *	recounted: wake GC if moving alone is due
+ * @c: the set; meta_lock held for writing
+ */
+void hc_gc_avail_changed(struct hc_cache_set *c)
+{
+	if (hc_gc_move_due(c))
+		wake_up(&c->gc.wait);
+}
+
 static bool hc_gc_wanted(struct hc_cache_set *c)
 {
 	struct hc_gc *gc = &c->gc;
@@ -566,6 +594,26 @@ static void hc_gc_run(struct hc_cache_set *c)
 	wake_up_all(&gc->done_wait);
 }
 
+/* Moving GC without the btree walk, for writes short of buckets. */
+static void hc_gc_move_run(struct hc_cache_set *c)
+{
+	struct hc_gc *gc = &c->gc;
+	unsigned long start = jiffies;
+	u64 moved = gc->buckets_moved;
+	int ret;
+
+	ret = hc_gc_moving(c, false);
+	if (ret && ret != -EIO)
+		pr_warn_ratelimited("%pg: moving garbage collection stopped: error %d\n",
+				    c->bdev, ret);
+	down_write(&c->meta_lock);
+	hc_avail_update(c);
+	up_write(&c->meta_lock);
+	gc->move_runs++;
+	WRITE_ONCE(gc->move_next, jiffies + (ret || gc->buckets_moved == moved ?
+					     HZ : max(jiffies - start, 1UL)));
+}
+
 static int hc_gc_thread(void *arg)
 {
 	struct hc_cache_set *c = arg;
@@ -575,12 +623,14 @@ static int hc_gc_thread(void *arg)
 	while (!kthread_should_stop()) {
 		wait_event_interruptible_timeout(gc->wait,
 						 kthread_should_stop() ||
-						 hc_gc_wanted(c), HZ);
-		if (!hc_gc_wanted(c))
-			continue;
+						 hc_gc_wanted(c) ||
+						 hc_gc_move_due(c), HZ);
 		if (kthread_should_stop())
 			break;
-		hc_gc_run(c);
+		if (hc_gc_wanted(c))
+			hc_gc_run(c);
+		else if (hc_gc_move_due(c))
+			hc_gc_move_run(c);
 	}
 	/* Wake trigger_gc writers: no run comes any more. */
 	WRITE_ONCE(gc->completed, READ_ONCE(gc->requested));
@@ -674,6 +724,7 @@ int hc_gc_init(struct hc_cache_set *c)
 	gc->max_distance = HC_GEN_MAX_DISTANCE;
 	gc->written_limit = max_t(u64, (nb - c->geom.first_bucket) *
 				  c->geom.bucket_sectors / 8, 1);
+	gc->move_next = jiffies;
 	gc->oldest = kvzalloc(nb, GFP_KERNEL);
 	gc->seen = kvcalloc(BITS_TO_LONGS(nb), sizeof(long), GFP_KERNEL);
 	gc->move = kvcalloc(BITS_TO_LONGS(nb), sizeof(long), GFP_KERNEL);

@@ -155,7 +155,10 @@
  * (their bucket's gen moved on) or dead keys (an id that left the table)
  * are rewritten without them, small nodes are merged, and the oldest gen
  * of every pointer kept (and of those inserts add or cut meanwhile) is
- * noted per bucket and becomes its oldest gen at the end. A refill that
+ * noted per bucket and becomes its oldest gen at the end. Moving also
+ * runs alone, without the walk, whenever fewer than a tenth of the
+ * buckets can take new data, so that writes that overwrite at random do
+ * not run out of room between runs. A refill that
  * found nothing for data makes data allocations fail at once until live
  * data goes; writes then bypass, clean keys whited out before the
  * backing write, dirty ones only after it was flushed.
@@ -490,6 +493,8 @@ struct hc_freelist {
  * @last_len: how long it took, in jiffies
  * @written: sectors of buckets opened for data since the last run
  * @written_limit: @written that starts a run: an eighth of the cache
+ * @move_next: jiffies before which moving alone (without a run) does
+ *	not start again
  *
  * Protected by the set's meta_lock:
  * @marking: a btree walk is noting the oldest gen per bucket
@@ -506,6 +511,7 @@ struct hc_freelist {
  * @keys_dropped: stale and dead keys dropped
  * @buckets_moved: buckets moving GC chose to empty of dirty data
  * @move_rounds: moving rounds run (a run has one or more)
+ * @move_runs: times moving ran alone, for writes short of buckets
  * @sectors_moved: dirty sectors it copied
  *
  * @move_buf: moving GC's copy buffer; @thread only
@@ -523,6 +529,7 @@ struct hc_gc {
 	unsigned long		last_len;
 	atomic64_t		written;
 	u64			written_limit;
+	unsigned long		move_next;
 
 	bool			marking;
 	u8			*oldest;
@@ -537,6 +544,7 @@ struct hc_gc {
 	u64			keys_dropped;
 	u64			buckets_moved;
 	u64			move_rounds;
+	u64			move_runs;
 	u64			sectors_moved;
 
 	void			*move_buf;
@@ -927,6 +935,7 @@ void hc_gc_exit(struct hc_cache_set *c);
 int hc_gc_start(struct hc_cache_set *c);
 void hc_gc_stop(struct hc_cache_set *c);
 void hc_gc_wake(struct hc_cache_set *c);
+void hc_gc_avail_changed(struct hc_cache_set *c);
 int hc_gc_trigger(struct hc_cache_set *c);
 void hc_gc_note_ptr(struct hc_cache_set *c, const struct hc_key *k);
 int hc_gen_set_all(struct hc_cache_set *c, u8 gen);
