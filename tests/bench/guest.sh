@@ -218,60 +218,89 @@ order() {
 # writeback, GC) would otherwise take CPU time from the next system's
 # measurement (one guest CPU). A wait that runs out is logged with what was
 # still busy in its last second: the disks whose stat moved and the CPU's
-# idle share. A wait still busy after 5 s logs the tasks that had the CPU
-# (once) and how long it took. All the waits together get IDLE_BUDGET
-# seconds; once spent,
-# each waits 3 s at most, so that make bench keeps its time limit whatever
-# keeps busy.
+# idle share. A wait still busy after 5 s logs what was busy then and the
+# tasks that had the CPU (once), and how long it took. All the waits
+# together get IDLE_BUDGET seconds; once spent, each waits 3 s at most, so
+# that make bench keeps its time limit whatever keeps busy.
 IDLE_BUDGET=600
-# cpu_times: the guest CPU's idle and total jiffies, from /proc/stat.
+# The waits fork nothing: under TCG a fork and exec costs the guest CPU
+# tens of milliseconds, and cat, awk and sleep each second (as they were)
+# kept the 6.1 guest 20 to 30% busy, so waits ran to their end with no
+# disk moving and nothing else on the CPU, and spent the budget. Bash reads
+# the files itself and sleeps in read -t on a pipe nothing writes to.
+exec {IDLE_FD}<> <(:)
+# cpu_times: "IDLE TOTAL", the guest CPU's idle (with iowait) and total
+# jiffies, from /proc/stat, in CPU_TIMES.
 cpu_times() {
-	awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
+	local _cpu user nice sys idle iowait irq softirq
+	read -r _cpu user nice sys idle iowait irq softirq _ </proc/stat
+	CPU_TIMES="$((idle + iowait)) $((user + nice + sys + idle + iowait + irq + softirq))"
+}
+# disk_stats: the stat lines of idle()'s files, in order, in DISK_STATS.
+disk_stats() {
+	local f line
+	DISK_STATS=
+	for f in "${files[@]}"; do
+		read -r line <"$f"
+		DISK_STATS+=$line$'\n'
+	done
 }
 idle() {
-	local files=() prev='' now d c0 c1 max=60 t0=$SECONDS busy i was is
+	local files=() prev='' now d c0 c1 max=60 t0=$SECONDS i
 	[ "$max" -le "$IDLE_BUDGET" ] || max=$IDLE_BUDGET
 	[ "$max" -ge 3 ] || max=3
 	for d in "${BACK[@]}" "${CDEV[@]}"; do
 		[ "$d" = - ] && continue
 		files+=("/sys/class/block/$(basename "$(readlink -f "$d")")/stat")
 	done
-	c0=$(cpu_times)
-	for i in $(seq "$max"); do
-		# Still busy after 5 s: say once what has the CPU.
-		[ "$i" = 6 ] && idle_top "after 5 s"
-		# One process a second: under TCG each fork is CPU time, and
-		# the wait must not keep the CPU it watches busy.
-		now=$(cat "${files[@]}")
-		c1=$(cpu_times)
-		if [ "$now" = "$prev" ] && awk -v a="$c0" -v b="$c1" 'BEGIN {
-			split(a, x, " "); split(b, y, " ")
-			exit !(y[2] > x[2] && (y[1] - x[1]) >= 0.8 * (y[2] - x[2])) }'; then
+	cpu_times
+	c0=$CPU_TIMES
+	for ((i = 1; i <= max; i++)); do
+		disk_stats
+		now=$DISK_STATS
+		cpu_times
+		c1=$CPU_TIMES
+		if [ "$now" = "$prev" ] && [ "${c1#* }" -gt "${c0#* }" ] &&
+		   [ $((10 * (${c1% *} - ${c0% *}))) -ge $((8 * (${c1#* } - ${c0#* }))) ]; then
 			IDLE_BUDGET=$((IDLE_BUDGET - (SECONDS - t0)))
 			[ $((SECONDS - t0)) -lt 6 ] ||
 				hc_log "idle after $((SECONDS - t0)) s (idle budget left: $IDLE_BUDGET s)"
 			return 0
 		fi
+		# Still busy after 5 s: say once what was.
+		if [ "$i" = 6 ]; then
+			hc_log "busy after 5 s: $(idle_busy "$prev" "$now" "$c0" "$c1")"
+			idle_top "after 5 s"
+			disk_stats
+			now=$DISK_STATS
+			cpu_times
+			c1=$CPU_TIMES
+		fi
 		prev=$now
 		c0=$c1
-		sleep 1
+		read -rt 1 -u "$IDLE_FD" _ || true
 	done
 	IDLE_BUDGET=$((IDLE_BUDGET - (SECONDS - t0)))
-	# The last second: which disks moved (a line of cat's output per
-	# file, in order), how idle the CPU was.
-	now=$(cat "${files[@]}")
-	c1=$(cpu_times)
-	mapfile -t was <<<"$prev"
-	mapfile -t is <<<"$now"
-	busy=
+	disk_stats
+	cpu_times
+	hc_log "still busy after $max s (last second: $(idle_busy "$prev" "$DISK_STATS" "$c0" "$CPU_TIMES")); measuring anyway (idle budget left: $IDLE_BUDGET s)"
+	[ "$max" -ge 6 ] || idle_top "at the end"
+}
+
+# idle_busy WAS IS C0 C1: what was busy between two samples of idle()'s
+# disk stats (a line of cat's output per file of its files, in order) and
+# CPU times: the disks that moved, and how idle the CPU was.
+idle_busy() {
+	local was is i busy=
+	mapfile -t was <<<"$1"
+	mapfile -t is <<<"$2"
 	for i in "${!files[@]}"; do
 		[ "${was[$i]:-}" = "${is[$i]:-}" ] ||
 			busy+="$(basename "$(dirname "${files[$i]}")") "
 	done
-	busy+=$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " ")
+	busy+=$(awk -v a="$3" -v b="$4" 'BEGIN { split(a, x, " "); split(b, y, " ")
 		if (y[2] > x[2]) printf "CPU %d%% idle", 100 * (y[1] - x[1]) / (y[2] - x[2]) }')
-	hc_log "still busy after $max s (last second: ${busy:-?}); measuring anyway (idle budget left: $IDLE_BUDGET s)"
-	[ "$max" -ge 6 ] || idle_top "at the end"
+	echo "${busy:-?}"
 }
 
 # idle_top WHEN: log the tasks that had more than 1% of the CPU over one
