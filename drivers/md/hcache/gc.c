@@ -531,7 +531,9 @@ static int hc_gc_moving(struct hc_cache_set *c, bool thorough)
  */
 static bool hc_gc_move_due(struct hc_cache_set *c)
 {
-	return READ_ONCE(c->avail_percent) < HC_MOVE_UNTIL_PERCENT &&
+	/* A failed set writes nothing more: nothing to make room for. */
+	return !READ_ONCE(c->meta_failed) &&
+	       READ_ONCE(c->avail_percent) < HC_MOVE_UNTIL_PERCENT &&
 	       time_after_eq(jiffies, READ_ONCE(c->gc.move_next));
 }
 
