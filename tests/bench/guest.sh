@@ -229,21 +229,18 @@ IDLE_BUDGET=600
 # disk moving and nothing else on the CPU, and spent the budget. Bash reads
 # the files itself and sleeps in read -t on a pipe nothing writes to.
 exec {IDLE_FD}<> <(:)
-# cpu_times: "IDLE TOTAL", the guest CPU's idle (with iowait) and total
-# jiffies, from /proc/stat, in CPU_TIMES.
-cpu_times() {
-	local _cpu user nice sys idle iowait irq softirq
-	read -r _cpu user nice sys idle iowait irq softirq _ </proc/stat
-	CPU_TIMES="$((idle + iowait)) $((user + nice + sys + idle + iowait + irq + softirq))"
-}
-# disk_stats: the stat lines of idle()'s files, in order, in DISK_STATS.
-disk_stats() {
-	local f line
-	DISK_STATS=
+# idle_sample: one sample of what idle() watches, into its now (the stat
+# lines of its files, in order) and c1 ("IDLE TOTAL": the guest CPU's idle,
+# with iowait, and total jiffies, from /proc/stat).
+idle_sample() {
+	local f line _cpu user nice sys idle iowait irq softirq
+	now=
 	for f in "${files[@]}"; do
 		read -r line <"$f"
-		DISK_STATS+=$line$'\n'
+		now+=$line$'\n'
 	done
+	read -r _cpu user nice sys idle iowait irq softirq _ </proc/stat
+	c1="$((idle + iowait)) $((user + nice + sys + idle + iowait + irq + softirq))"
 }
 idle() {
 	local files=() prev='' now d c0 c1 max=60 t0=$SECONDS i
@@ -253,13 +250,10 @@ idle() {
 		[ "$d" = - ] && continue
 		files+=("/sys/class/block/$(basename "$(readlink -f "$d")")/stat")
 	done
-	cpu_times
-	c0=$CPU_TIMES
+	idle_sample
+	c0=$c1
 	for ((i = 1; i <= max; i++)); do
-		disk_stats
-		now=$DISK_STATS
-		cpu_times
-		c1=$CPU_TIMES
+		idle_sample
 		if [ "$now" = "$prev" ] && [ "${c1#* }" -gt "${c0#* }" ] &&
 		   [ $((10 * (${c1% *} - ${c0% *}))) -ge $((8 * (${c1#* } - ${c0#* }))) ]; then
 			IDLE_BUDGET=$((IDLE_BUDGET - (SECONDS - t0)))
@@ -267,29 +261,26 @@ idle() {
 				hc_log "idle after $((SECONDS - t0)) s (idle budget left: $IDLE_BUDGET s)"
 			return 0
 		fi
-		# Still busy after 5 s: say once what was.
+		# Still busy after 5 s: say once what was, then sample again
+		# so that top's second is not counted.
 		if [ "$i" = 6 ]; then
 			hc_log "busy after 5 s: $(idle_busy "$prev" "$now" "$c0" "$c1")"
 			idle_top "after 5 s"
-			disk_stats
-			now=$DISK_STATS
-			cpu_times
-			c1=$CPU_TIMES
+			idle_sample
 		fi
 		prev=$now
 		c0=$c1
 		read -rt 1 -u "$IDLE_FD" _ || true
 	done
 	IDLE_BUDGET=$((IDLE_BUDGET - (SECONDS - t0)))
-	disk_stats
-	cpu_times
-	hc_log "still busy after $max s (last second: $(idle_busy "$prev" "$DISK_STATS" "$c0" "$CPU_TIMES")); measuring anyway (idle budget left: $IDLE_BUDGET s)"
+	idle_sample
+	hc_log "still busy after $max s (last second: $(idle_busy "$prev" "$now" "$c0" "$c1")); measuring anyway (idle budget left: $IDLE_BUDGET s)"
 	[ "$max" -ge 6 ] || idle_top "at the end"
 }
 
-# idle_busy WAS IS C0 C1: what was busy between two samples of idle()'s
-# disk stats (a line of cat's output per file of its files, in order) and
-# CPU times: the disks that moved, and how idle the CPU was.
+# idle_busy WAS IS C0 C1: what was busy between two of idle_sample()'s
+# samples (its now and c1, twice): the disks that moved, and how idle the
+# CPU was.
 idle_busy() {
 	local was is i busy=
 	mapfile -t was <<<"$1"
