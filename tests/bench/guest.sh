@@ -189,6 +189,7 @@ dmwc_setup
 	echo "iodepth $BENCH_IODEPTH"
 	echo "zipf_mib $BENCH_ZIPF_MIB"
 	echo "back_attrs $BENCH_BACK_ATTRS"
+	echo "clock $(bench_arg clock host)"
 	echo "fio $(fio --version)"
 	echo "mkfs $(mkfs.ext4 -V 2>&1 | head -1)"
 } >"$R/env.txt"

@@ -321,11 +321,15 @@ def main():
     kver = run.env.get("kernel", "?")
     w("# hcache benchmark: %s, kernel %s" % (run.env.get("date", "?"), kver))
     w("")
-    w("Command: `make bench` (`tests/bench/run.sh`). One QEMU/TCG guest, %s CPU, %s MiB;"
+    clock = ("the guest's clock QEMU's instruction count (-icount shift=3,sleep=off: 8 ns an"
+             " instruction, idle time skipped), so figures do not move with the host's load"
+             if run.env.get("clock") == "icount" else
+             "the guest's clock the host's, so figures move with the host's load")
+    w("Command: `make bench` (`tests/bench/run.sh`). One QEMU/TCG guest, %s CPU, %s MiB, %s;"
       " backing disks null_blk %s MiB at %.1f ms a request, cache disks %s MiB at %.0f us;"
       " fio %s, 4 KiB, iodepth %s, %s s a run (f: iodepth 8, 32 MiB). Under TCG every I/O"
       " costs CPU time: compare ratios within this run, never absolute figures."
-      % (run.env.get("cpus", "?"), int(run.env.get("memory_kib", "0")) // 1024,
+      % (run.env.get("cpus", "?"), int(run.env.get("memory_kib", "0")) // 1024, clock,
          run.env.get("back_mib", "?"), int(run.env.get("back_nsec", "0")) / 1e6,
          run.env.get("cache_mib", "?"), int(run.env.get("cache_nsec", "0")) / 1e3,
          run.env.get("fio", "?"), run.env.get("iodepth", "?"), run.env.get("runtime", "?")))

@@ -19,6 +19,8 @@
 #                        hcache's default)
 #   BENCH_OUT=DIR        where the per-kernel folders go (default
 #                        bench-results/)
+#   BENCH_CLOCK=host     the guest on the host's clock, not QEMU's
+#                        instruction count (see tests/bench/host-lib.sh)
 # Exits 0 when every kernel's guest finished cleanly and its report was
 # written; the report's PASS/MISS column does not change the exit status.
 set -uo pipefail
@@ -26,6 +28,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 out=${BENCH_OUT:-$top/bench-results}
+. tests/bench/host-lib.sh
 
 # Kernels that are installed (/boot/vmlinuz) and have headers, as tests/run.
 installed=()
@@ -57,6 +60,7 @@ for v in back_mib back_nsec cache_mib cache_nsec bucket runtime iodepth zipf_mib
 	[ -z "${!V:-}" ] || append+=" hcbench.$v=${!V}"
 done
 
+append+=" hcbench.clock=${BENCH_CLOCK:-icount}"
 status=0
 for k in "${kernels[@]}"; do
 	if [ ! -f "build/$k/hcache/hcache.ko" ]; then

@@ -40,6 +40,8 @@
 #                          own (module parameters of built-in drivers)
 #   HC_MONITOR=PATH        the QEMU monitor on a unix socket at PATH (for
 #                          tests/bench/rip-sample.py), not none
+#   HC_QEMU_ARGS=ARGS      more QEMU options (make bench: -icount, so that
+#                          the guest's clock counts its instructions)
 #   HC_BOOT_SECONDS=N      time allowed beyond the test's timeout to boot and
 #                          power off (default 60; a KASAN kernel needs more)
 #   HC_TIME_SCALE=N        multiply every test's timeout, and hc_wait()'s
@@ -118,7 +120,7 @@ boot_guest() {
 		-nodefaults -no-reboot -display none \
 		-monitor "$monitor" \
 		-serial "file:$console" -kernel "$kernel" -initrd "$initrd" \
-		-append "$append" "${drive_args[@]}" "$@"
+		-append "$append" "${drive_args[@]}" ${HC_QEMU_ARGS:-} "$@"
 }
 
 verdict=0
