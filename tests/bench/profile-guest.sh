@@ -14,7 +14,8 @@
 # hcache functions that take or wait for meta_lock or do metadata I/O,
 # summed per function by tests/bench/ftrace-summary.py. Tracing slows the
 # guest: compare the untraced runs with each other, the traced one only
-# with itself. The third run is sampled from the host instead
+# with itself. The third run (hcbench.sample_run: 1, 2 or 3; the second
+# then is not traced) is sampled from the host instead
 # (tests/bench/rip-sample.py, through the QEMU monitor): where all of the
 # guest CPU's time goes, hcache's or not.
 #
@@ -40,6 +41,7 @@ MODE=$(bench_arg mode writeback)
 ADMIT=$(bench_arg admit second_access)
 WB=$(bench_arg writeback_running 1)
 SYSTEM=$(bench_arg system hcache)
+SAMPLE=$(bench_arg sample_run 3)
 R=$HC_RESULTS
 case $W in
 b) job=(--rw=randread --size=1800m) ;;
@@ -114,7 +116,7 @@ T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs none $T
 echo 0 >$T/tracing_on
 # trace_on/trace_off: function_graph on hcache's functions for run 2 only,
-# so that the graph tracer's hooks cost nothing in the sampled run 3.
+# so that the graph tracer's hooks cost nothing in the sampled run.
 trace_on() {
 	local fn
 	[ "$SYSTEM" = hcache ] || return 0
@@ -152,18 +154,18 @@ if [ "$W" = d ]; then
 	counters c
 fi
 for run in 1 2 3; do
-	[ $run != 2 ] || trace_on
+	[ $run != 2 ] || [ "$SAMPLE" = 2 ] || trace_on
 	case $W in b) off=(--offset=$((run * 2))g) ;; *) off=() ;; esac
 	read -r busy0 total0 ctxt0 < <(cpu_ticks)
-	# The host's rip-sample.py samples the third run (tests/bench/profile.sh).
-	[ $run != 3 ] || touch "$R/sample-start"
+	# The host's rip-sample.py samples this run (tests/bench/profile.sh).
+	[ $run != "$SAMPLE" ] || touch "$R/sample-start"
 	iops=$(fio_run "$W$run" "${job[@]}" "${off[@]}" --runtime=10 --randseed=$((3000 + run)))
-	[ $run != 3 ] || touch "$R/sample-stop"
+	[ $run != "$SAMPLE" ] || touch "$R/sample-stop"
 	read -r busy1 total1 ctxt1 < <(cpu_ticks)
 	ctxt=$(awk -v x=$((ctxt1 - ctxt0)) -v n="$iops" 'BEGIN { printf "%.2f", n ? x / (n * 10) : 0 }')
 	iops="$iops IOPS, CPU $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy, $ctxt context switches per I/O"
-	[ $run != 2 ] || trace_off
-	echo "$W run $run$([ $run = 2 ] && [ "$SYSTEM" = hcache ] && echo ' (traced)'): $iops" >>"$R/runs.txt"
+	[ $run != 2 ] || [ "$SAMPLE" = 2 ] || trace_off
+	echo "$W run $run$([ $run = 2 ] && [ "$SAMPLE" != 2 ] && [ "$SYSTEM" = hcache ] && echo ' (traced)')$([ $run = "$SAMPLE" ] && echo ' (sampled)'): $iops" >>"$R/runs.txt"
 	hc_log "$W run $run: $iops"
 	counters "$W$run"
 done

@@ -21,6 +21,8 @@
 #                    sets it up) or rawc (the cache disk alone): the same
 #                    runs and samples on another system, to set beside
 #                    hcache's; only hcache's are traced
+#   SAMPLE_RUN=N     sample run N (1, 2 or 3; default 3) instead: 1 sees
+#                    the cache filling up; 2 is then not traced
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,14 +47,14 @@ export HC_MONITOR=$work.monitor
 rm -f "$HC_MONITOR" "$work.rip"
 python3 tests/bench/rip-sample.py sample "$HC_MONITOR" "$work/out" "$work.rip" &
 sampler=$!
-HC_APPEND="${HC_APPEND:-} hcbench.workload=$w hcbench.mode=$mode hcbench.admit=$admit hcbench.system=$sys" \
+HC_APPEND="${HC_APPEND:-} hcbench.workload=$w hcbench.mode=$mode hcbench.admit=$admit hcbench.system=$sys hcbench.sample_run=${SAMPLE_RUN:-3}" \
 	tests/vm/run-test.sh "$k" tests/bench/profile-guest.sh "$work"
 rc=$?
 kill "$sampler" 2>/dev/null
 wait "$sampler" 2>/dev/null
 bench_collect $rc "$work" "$res"
 python3 tests/bench/rip-sample.py report "$work.rip" "$res/kallsyms.txt" \
-	>"$res/rip-summary.txt" || echo "bench-profile: no samples of run 3" >&2
+	>"$res/rip-summary.txt" || echo "bench-profile: no samples of run ${SAMPLE_RUN:-3}" >&2
 cat "$res/runs.txt"
 [ ! -f "$res/ftrace-summary.txt" ] || cat "$res/ftrace-summary.txt"
 head -n 40 "$res/rip-summary.txt" 2>/dev/null
