@@ -435,6 +435,29 @@ out:
 	return ret;
 }
 
+/* A free list run down to half: the next allocation from it refills. */
+static bool hc_freelist_low(struct hc_cache_set *c,
+			    const struct hc_freelist *f)
+{
+	return f->nr <= f->target / 2 && !c->in_refill;
+}
+
+/**
+ * hc_data_open_needs_io() - would opening a data bucket now write metadata?
+ * @c: the set; meta_lock held for writing
+ *
+ * A submit_bio() context may open a bucket, but not wait for I/O: what it
+ * submits is queued until it returns (current->bio_list).
+ *
+ * Return: true if hc_bucket_alloc() would refill the data list first
+ * (writing the gen/prio chain and a journal entry).
+ */
+bool hc_data_open_needs_io(struct hc_cache_set *c)
+{
+	lockdep_assert_held_write(&c->meta_lock);
+	return hc_freelist_low(c, &c->free[HC_RESERVE_DATA]);
+}
+
 /**
  * hc_bucket_alloc() - take a bucket from a free list
  * @c: the set; meta_lock held for writing
@@ -456,7 +479,7 @@ int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	if (f->nr <= f->target / 2 && !c->in_refill) {
+	if (hc_freelist_low(c, f)) {
 		/*
 		 * Each refill writes a journal entry, which a cache full of
 		 * dirty data can repeat with no insert in between to keep

@@ -911,6 +911,7 @@ int hc_alloc_init(struct hc_cache_set *c, bool fresh);
 void hc_alloc_exit(struct hc_cache_set *c);
 int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
 		    u64 *bucket);
+bool hc_data_open_needs_io(struct hc_cache_set *c);
 void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket);
 int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset);
 int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
