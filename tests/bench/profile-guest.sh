@@ -7,10 +7,11 @@
 # (default second_access), writeback_running hcbench.writeback_running
 # (default 1; 0 shows a workload without writeback's cost);
 # 20 s of random reads over 512 MiB fill the cache with clean data, as the
-# bench's earlier workloads do; then the workload (hcbench.workload=b, cold
-# uniform random reads; c, 4 KiB random writes over 64 MiB; or d, random
-# reads of those 64 MiB after 30 s of c's writes, untimed) runs three
-# times for 10 s. The second run is traced: ftrace function_graph on the
+# bench's earlier workloads do (not for a); then the workload
+# (hcbench.workload=a, make bench's warm-up: zipf:1.1 reads over 512 MiB
+# from an empty cache; b, cold uniform random reads; c, 4 KiB random
+# writes over 64 MiB; or d, random reads of those 64 MiB after 30 s of
+# c's writes, untimed) runs three times for 10 s. The second run is traced: ftrace function_graph on the
 # hcache functions that take or wait for meta_lock or do metadata I/O,
 # summed per function by tests/bench/ftrace-summary.py. Tracing slows the
 # guest: compare the untraced runs with each other, the traced one only
@@ -44,10 +45,11 @@ SYSTEM=$(bench_arg system hcache)
 SAMPLE=$(bench_arg sample_run 3)
 R=$HC_RESULTS
 case $W in
+a) job=(--rw=randread --random_distribution=zipf:1.1 --norandommap --size=512m) ;;
 b) job=(--rw=randread --size=1800m) ;;
 c) job=("${BENCH_JOB_C[@]}") ;;
 d) job=("${BENCH_JOB_D[@]}") ;;
-*) hc_fail "hcbench.workload=$W: b, c or d" ;;
+*) hc_fail "hcbench.workload=$W: a, b, c or d" ;;
 esac
 
 bench_disks
@@ -146,8 +148,10 @@ trace_off() {
 		hc_fail "ftrace-summary.py failed"
 }
 
-hc_log "fill: $(fio_run fill --rw=randread --offset=1g --size=512m --runtime=20) IOPS"
-counters fill
+if [ "$W" != a ]; then
+	hc_log "fill: $(fio_run fill --rw=randread --offset=1g --size=512m --runtime=20) IOPS"
+	counters fill
+fi
 if [ "$W" = d ]; then
 	# What d reads back: c's writes, as long as make bench's three runs.
 	hc_log "c before d: $(fio_run c "${BENCH_JOB_C[@]}" --runtime=30 --randseed=3001) IOPS"

@@ -128,7 +128,7 @@ struct hc_backing *hc_backing_alloc(void)
 	init_completion(&b->inflight_done);
 	init_completion(&b->io_drained);
 	spin_lock_init(&b->track_lock);
-	INIT_LIST_HEAD(&b->track_list);
+	b->track_tree = RB_ROOT_CACHED;
 	spin_lock_init(&b->seq_lock);
 	hc_seq_init(&b->seq);
 	b->sequential_cutoff = HC_SEQ_CUTOFF_DEFAULT;

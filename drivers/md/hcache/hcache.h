@@ -306,9 +306,12 @@
 
 /**
  * struct hc_track - a read or write in flight on a backing device
- * @node: on hc_backing.track_list; hc_backing.track_lock
+ * @node: in hc_backing.track_tree, or cleared (RB_CLEAR_NODE) when in
+ *	none; hc_backing.track_lock
+ * @subtree_last: the interval tree's: the last sector of any track in
+ *	@node's subtree; track_lock
  * @start: first backing sector
- * @end: sector after the last
+ * @end: sector after the last (a track of no sectors is never in a tree)
  * @write: a write, else a read (or promotion)
  * @writeback: a write of the writeback thread (@write is set too)
  * @collided: a read that an overlapping write raced; track_lock
@@ -316,7 +319,8 @@
  *	track_lock
  */
 struct hc_track {
-	struct list_head	node;
+	struct rb_node		node;
+	u64			subtree_last;
 	u64			start;
 	u64			end;
 	bool			write;
@@ -408,8 +412,11 @@ struct hc_writeback {
  * @io_drained: completed when @io_active drops to zero after a detach
  * @clone_set: clones of bios for the cached I/O path
  * @req_pool: struct hc_request reserve
- * @track_lock: protects @track_list
- * @track_list: reads and writes in flight (request.c's struct hc_track)
+ * @track_lock: protects @track_tree
+ * @track_tree: reads and writes in flight (request.c's struct hc_track), an
+ *	interval tree by sector: a promotion stays in it until its key is
+ *	in, so a cache warming up holds thousands, and every request looks
+ *	for the ones it overlaps
  * @seq_lock: protects @seq
  * @seq: recent sequential streams
  * @sequential_cutoff: bytes; runs this long bypass the cache; 0: off
@@ -447,8 +454,8 @@ struct hc_backing {
 	struct completion	io_drained;
 	struct bio_set		clone_set;
 	mempool_t		*req_pool;
-	spinlock_t		track_lock;	/* protects track_list */
-	struct list_head	track_list;
+	spinlock_t		track_lock;	/* protects track_tree */
+	struct rb_root_cached	track_tree;
 	spinlock_t		seq_lock;	/* protects seq */
 	struct hc_seq_detect	seq;
 	u64			sequential_cutoff;
@@ -828,6 +835,7 @@ void hc_write_insert_work(struct work_struct *work);
 void hc_request_attach(struct hc_backing *b);
 void hc_request_detach(struct hc_backing *b);
 int hc_insert(struct hc_cache_set *c, const struct hc_key *k);
+void hc_track_init(struct hc_track *t);
 bool hc_track_writeback_begin(struct hc_backing *b, struct hc_track *t);
 void hc_track_writeback_end(struct hc_backing *b, struct hc_track *t);
 

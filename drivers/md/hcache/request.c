@@ -69,6 +69,7 @@
 #include "hcache.h"
 
 #include <linux/bio.h>
+#include <linux/interval_tree_generic.h>
 #include <linux/kthread.h>
 #include <linux/mempool.h>
 #include <linux/rculist.h>
@@ -91,10 +92,49 @@ static struct workqueue_struct *hc_io_wq;
 static void hc_write_drain_locked(struct hc_cache_set *c);
 static void hc_write_drain(struct hc_cache_set *c);
 
-static bool hc_track_overlaps(const struct hc_track *a,
-			      const struct hc_track *b)
+#define HC_TRACK_START(t)	((t)->start)
+#define HC_TRACK_LAST(t)	((t)->end - 1)
+INTERVAL_TREE_DEFINE(struct hc_track, node, u64, subtree_last,
+		     HC_TRACK_START, HC_TRACK_LAST, static, hc_track_tree);
+
+/*
+ * The first track in @b's tree that overlaps @t, and the next after @o:
+ * none for a @t of no sectors. track_lock held.
+ */
+static struct hc_track *hc_track_first(struct hc_backing *b,
+				       const struct hc_track *t)
 {
-	return a->start < b->end && b->start < a->end;
+	if (t->start >= t->end)
+		return NULL;
+	return hc_track_tree_iter_first(&b->track_tree, t->start, t->end - 1);
+}
+
+static struct hc_track *hc_track_next(struct hc_track *o,
+				      const struct hc_track *t)
+{
+	return hc_track_tree_iter_next(o, t->start, t->end - 1);
+}
+
+/**
+ * hc_track_init() - a track in no tree yet
+ * @t: the track
+ */
+void hc_track_init(struct hc_track *t)
+{
+	RB_CLEAR_NODE(&t->node);
+}
+
+static bool hc_track_on(const struct hc_track *t)
+{
+	return !RB_EMPTY_NODE(&t->node);
+}
+
+/* Into @b's tree, if it has any sectors; track_lock held. */
+static void hc_track_insert(struct hc_backing *b, struct hc_track *t)
+{
+	lockdep_assert_held(&b->track_lock);
+	if (t->start < t->end)
+		hc_track_tree_insert(t, &b->track_tree);
 }
 
 /*
@@ -117,8 +157,8 @@ static bool hc_track_add(struct hc_backing *b, struct hc_track *t,
 	t->collided = collided;
 	t->acked = false;
 	spin_lock_irqsave(&b->track_lock, flags);
-	list_for_each_entry(o, &b->track_list, node) {
-		if (o->write == write || !hc_track_overlaps(o, t))
+	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
+		if (o->write == write)
 			continue;
 		if (write) {
 			o->collided = true;
@@ -127,7 +167,7 @@ static bool hc_track_add(struct hc_backing *b, struct hc_track *t,
 			acked |= o->acked;
 		}
 	}
-	list_add(&t->node, &b->track_list);
+	hc_track_insert(b, t);
 	spin_unlock_irqrestore(&b->track_lock, flags);
 	return acked;
 }
@@ -140,20 +180,23 @@ static bool hc_track_acked(struct hc_backing *b, struct hc_track *t)
 	bool acked = false;
 
 	spin_lock_irqsave(&b->track_lock, flags);
-	list_for_each_entry(o, &b->track_list, node)
-		acked |= o->write && o->acked && hc_track_overlaps(o, t);
+	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t))
+		acked |= o->write && o->acked;
 	spin_unlock_irqrestore(&b->track_lock, flags);
 	return acked;
 }
 
-/* Off the list; returns whether a write raced it. */
+/* Out of the tree; returns whether a write raced it. */
 static bool hc_track_end(struct hc_backing *b, struct hc_track *t)
 {
 	unsigned long flags;
 	bool collided;
 
 	spin_lock_irqsave(&b->track_lock, flags);
-	list_del_init(&t->node);
+	if (hc_track_on(t)) {
+		hc_track_tree_remove(t, &b->track_tree);
+		RB_CLEAR_NODE(&t->node);
+	}
 	collided = t->collided;
 	spin_unlock_irqrestore(&b->track_lock, flags);
 	return collided;
@@ -196,9 +239,7 @@ bool hc_track_writeback_begin(struct hc_backing *b, struct hc_track *t)
 	t->collided = false;
 	t->acked = false;
 	spin_lock_irqsave(&b->track_lock, flags);
-	list_for_each_entry(o, &b->track_list, node) {
-		if (!hc_track_overlaps(o, t))
-			continue;
+	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
 		if (o->write && !o->writeback) {
 			ok = false;
 			break;
@@ -207,7 +248,7 @@ bool hc_track_writeback_begin(struct hc_backing *b, struct hc_track *t)
 			o->collided = true;
 	}
 	if (ok)
-		list_add(&t->node, &b->track_list);
+		hc_track_insert(b, t);
 	spin_unlock_irqrestore(&b->track_lock, flags);
 	return ok;
 }
@@ -231,8 +272,8 @@ static bool hc_track_writeback_overlaps(struct hc_backing *b,
 	bool found = false;
 
 	spin_lock_irqsave(&b->track_lock, flags);
-	list_for_each_entry(o, &b->track_list, node) {
-		if (o->writeback && hc_track_overlaps(o, t)) {
+	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
+		if (o->writeback) {
 			found = true;
 			break;
 		}
@@ -439,7 +480,7 @@ static void hc_request_put_acked(struct hc_request *req)
  */
 static void hc_request_end(struct hc_request *req)
 {
-	if (!list_empty(&req->track.node))
+	if (hc_track_on(&req->track))
 		hc_track_end(req->b, &req->track);
 	if (req->acked) {
 		hc_request_put_acked(req);
@@ -482,7 +523,7 @@ static void hc_promote_free(struct hc_promote *p)
 {
 	struct hc_backing *b = p->b;
 
-	if (!list_empty(&p->track.node))
+	if (hc_track_on(&p->track))
 		hc_track_end(b, &p->track);
 	if (p->bio) {
 		bio_free_pages(p->bio);
@@ -539,6 +580,7 @@ static struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
 		.size = sectors,
 		.nr_ptrs = 1,
 	};
+	hc_track_init(&p->track);
 	p->track.start = start;
 	p->track.end = start + sectors;
 	atomic_inc(&req->b->io_active);
@@ -1565,7 +1607,7 @@ static bool hc_write(struct hc_request *req)
 	int ret;
 
 	/* Tracked already if hc_write_try_submit() gave up half way. */
-	if (list_empty(&req->track.node))
+	if (!hc_track_on(&req->track))
 		hc_track_add(b, &req->track, true, false);
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		ret = hc_flush(req);
@@ -1757,7 +1799,7 @@ bool hc_request_submit(struct hc_backing *b, struct bio *bio)
 	hc_writeback_note_io(b);
 	req = mempool_alloc(b->req_pool, GFP_NOIO);
 	memset(req, 0, sizeof(*req));
-	INIT_LIST_HEAD(&req->track.node);
+	hc_track_init(&req->track);
 	INIT_LIST_HEAD(&req->frags);
 	INIT_LIST_HEAD(&req->inserts);
 	req->track.start = bio->bi_iter.bi_sector;

@@ -426,7 +426,7 @@ static int hc_wb_plan(struct hc_wb_batch *wb)
 			r = &wb->runs[wb->nr_runs++];
 			memset(r, 0, sizeof(*r));
 			r->batch = wb;
-			INIT_LIST_HEAD(&r->track.node);
+			hc_track_init(&r->track);
 			r->first = i;
 			r->track.start = hc_key_start(k);
 			r->track.end = hc_key_start(k);
