@@ -138,7 +138,7 @@ static void hc_track_insert(struct hc_backing *b, struct hc_track *t)
 }
 
 /*
- * Put @t on the list of I/O in flight. A write collides every overlapping
+ * Put @t in the tree of I/O in flight. A write collides every overlapping
  * read in flight; a read is collided if an overlapping write is in flight
  * (or, as @collided says, was since its request started).
  *
@@ -214,7 +214,7 @@ static bool hc_track_collided(struct hc_backing *b, struct hc_track *t)
 }
 
 /**
- * hc_track_writeback_begin() - put a writeback write on the list, if it may go
+ * hc_track_writeback_begin() - put a writeback write in the tree, if it may go
  * @b: the backing device
  * @t: the range about to be written back
  *
@@ -226,7 +226,7 @@ static bool hc_track_collided(struct hc_backing *b, struct hc_track *t)
  * later waits for @t before writing the backing device
  * (hc_track_wait_writeback()).
  *
- * Return: true if @t is on the list; false if a foreground write overlaps.
+ * Return: true if @t is in the tree; false if a foreground write overlaps.
  */
 bool hc_track_writeback_begin(struct hc_backing *b, struct hc_track *t)
 {
@@ -294,7 +294,7 @@ static void hc_track_wait_writeback(struct hc_backing *b,
 
 /**
  * struct hc_request - a bio sent to an attached /dev/hcacheN
- * @track: on the backing device's list of I/O in flight
+ * @track: in the backing device's tree of I/O in flight
  * @bio: the bio
  * @b: its backing device
  * @c: the cache set, b->io_cache when the request started
@@ -597,7 +597,6 @@ static void hc_promote_collided(struct hc_promote *p)
 
 /* What hc_alloc_data() may do when the open bucket has not room enough. */
 enum hc_open {
-	HC_OPEN_NONE,	/* nothing: -EAGAIN */
 	HC_OPEN_NOIO,	/* open the next bucket, unless that needs I/O */
 	HC_OPEN_ANY,	/* open the next bucket, refilling if need be */
 };
@@ -606,7 +605,7 @@ enum hc_open {
  * Cache space for @want sectors: carved from the open bucket under
  * meta_lock held for reading, which is what nearly every call needs;
  * opening a new bucket takes it for writing, and may wait for a refill's
- * I/O. -EAGAIN where @open does not allow what it takes.
+ * I/O: -EAGAIN then, with HC_OPEN_NOIO.
  */
 static int hc_alloc_data(struct hc_cache_set *c, u32 want, bool whole,
 			 enum hc_open open, u8 *gen, u64 *offset, u32 *got)
@@ -618,7 +617,7 @@ static int hc_alloc_data(struct hc_cache_set *c, u32 want, bool whole,
 	ret = c->meta_failed ? -EIO :
 	      hc_data_alloc_io(c, want, align, whole, false, gen, offset, got);
 	up_read(&c->meta_lock);
-	if (ret != -EAGAIN || open == HC_OPEN_NONE)
+	if (ret != -EAGAIN)
 		return ret;
 	down_write(&c->meta_lock);
 	if (c->meta_failed)
@@ -1324,7 +1323,7 @@ static void hc_write_queue(struct hc_request *req)
  * well and asked for no FUA is acked at once: its bio ends now, before
  * its key is in the tree, which its submitter cannot tell apart, as
  * nothing is durable before a flush anyway. What could tell is kept
- * from seeing it: its track stays on the list, marked acked, until the
+ * from seeing it: its track stays in the tree, marked acked, until the
  * key is in; a read over it (hc_read()), a write that goes around the
  * cache (hc_write_backing_only()) and a flush (hc_flush()) insert the
  * keys of every write done first (hc_write_drain()); cached writes

@@ -87,7 +87,7 @@
 /**
  * struct hc_wb_run - pieces contiguous on the backing device
  * @batch: the batch it is part of
- * @track: on the device's list of I/O in flight while written
+ * @track: in the device's tree of I/O in flight while written
  * @first: its first piece in hc_wb_batch.keys
  * @nr: pieces
  * @page: its first page in hc_wb_batch.pages
