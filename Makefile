@@ -83,19 +83,24 @@ demo: deps
 # One guest per kernel runs the same fio jobs on hcache, stock bcache,
 # dm-cache, dm-writecache and the raw disks (tests/bench/); the report and
 # plots go to bench-results/<date>-<kernel>/, after building hcache.ko and
-# the tools. KERNELS="6.12 6.1" picks kernels (default: 6.12).
-bench: deps modules tools
+# the tools. KERNELS="6.12 6.1" picks kernels (default: 6.12). The build is
+# a second make, started after deps: this one chose KDIRS when it read this
+# file, before deps could install the kernel headers on a new machine.
+bench: deps
+	$(MAKE) modules tools
 	KERNELS="$(KERNELS)" ./tests/bench/run.sh
 
 # Where hcache's time goes in bench workload WORKLOAD (b, c or d, default c):
 # one guest, the second of three runs traced with ftrace (tests/bench/).
-bench-profile: deps modules tools
+bench-profile: deps
+	$(MAKE) modules tools
 	WORKLOAD="$(WORKLOAD)" KERNEL="$(KERNEL)" MODE="$(MODE)" ADMIT="$(ADMIT)" SYSTEM="$(SYSTEM)" \
 		./tests/bench/profile.sh
 
 # Bench workload c on hcache and dm-writecache in turns in one guest, ROUNDS
 # times (default 4): a write-path change against c's bar in 4 minutes.
-bench-pair: deps modules tools
+bench-pair: deps
+	$(MAKE) modules tools
 	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" ./tests/bench/pair.sh
 
 install: all
