@@ -8,18 +8,17 @@ tool=${tool:-bench}
 # moves with how fast the host runs the guest just then, and on a shared
 # host that swings by a factor of two or more within minutes (make bench
 # on 6.12: the raw cache disk at 2277, 6232 and 3040 IOPS in one run's
-# three rounds of c). With -icount the guest's clock advances 2^shift ns
-# for each guest instruction run, and skips ahead to the next timer when
-# the guest idles (sleep=off): a figure then depends only on what the
-# guest executes and on the device model's latencies, not on the host,
-# and runs repeat to a tenth of a percent. shift=3 (8 ns an instruction)
-# keeps the CPU's cost per request near what it is under plain TCG here,
-# so the backing disk stays bound by its latency (report.py checks it).
-# BENCH_CLOCK=host runs the guest on the host's clock instead.
-export HC_QEMU_ARGS
+# three rounds of c). On the instruction clock (tests/vm/run-test.sh,
+# "clock: instructions") a figure depends only on what the guest executes
+# and on the device model's latencies, and runs repeat to a tenth of a
+# percent. Its 8 ns an instruction keep the CPU's cost per request near
+# what it is under plain TCG here, so the backing disk stays bound by its
+# latency (report.py checks it). BENCH_CLOCK=host runs the guest on the
+# host's clock instead.
+export HC_CLOCK
 case ${BENCH_CLOCK:-icount} in
-icount) HC_QEMU_ARGS=${HC_QEMU_ARGS:-"-icount shift=3,sleep=off"} ;;
-host) ;;
+icount) HC_CLOCK=instructions ;;
+host) HC_CLOCK=host ;;
 *) echo "$tool: BENCH_CLOCK=$BENCH_CLOCK: icount or host" >&2; exit 1 ;;
 esac
 

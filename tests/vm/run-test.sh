@@ -7,6 +7,15 @@
 #   # drives: NAME:SIZE... sparse files attached as virtio disks (serial NAME)
 #   # memory: SIZE         guest memory (default 2G)
 #   # smp: N               guest CPUs (default 2)
+#   # clock: instructions  the guest's clock counts its instructions (QEMU
+#                          -icount shift=3,sleep=off): 8 ns for each one
+#                          run, skipping ahead to the next timer when the
+#                          guest idles. A test that compares timings then
+#                          measures what the guest executes and the device
+#                          models' latencies, not how fast the host ran the
+#                          guest just then, which swings 2-3x within
+#                          minutes on a shared host. The default, host,
+#                          is QEMU's usual clock: the host's.
 #   # append: ARGS         extra kernel command line arguments
 #   # expect-log: REGEX    a kernel log line the test provokes on purpose
 #   # expect-flagged: REGEX  harness self-test: pass only if the log scanner
@@ -40,8 +49,9 @@
 #                          own (module parameters of built-in drivers)
 #   HC_MONITOR=PATH        the QEMU monitor on a unix socket at PATH (for
 #                          tests/bench/rip-sample.py), not none
-#   HC_QEMU_ARGS=ARGS      more QEMU options (make bench: -icount, so that
-#                          the guest's clock counts its instructions)
+#   HC_CLOCK=instructions|host  the guest's clock, over the test's header
+#                          (make bench: instructions)
+#   HC_QEMU_ARGS=ARGS      more QEMU options
 #   HC_BOOT_SECONDS=N      time allowed beyond the test's timeout to boot and
 #                          power off (default 60; a KASAN kernel needs more)
 #   HC_TIME_SCALE=N        multiply every test's timeout, and hc_wait()'s
@@ -63,6 +73,12 @@ timeout=$(header timeout | tail -n 1)
 timeout=$((${timeout:-120} * ${HC_TIME_SCALE:-1}))
 memory=$(header memory | tail -n 1)
 smp=$(header smp | tail -n 1)
+clock=${HC_CLOCK:-$(header clock | tail -n 1)}
+case ${clock:-host} in
+instructions) clock_args=(-icount "shift=3,sleep=off") ;;
+host) clock_args=() ;;
+*) echo "run-test.sh: clock '$clock': instructions or host" >&2; exit 2 ;;
+esac
 append=$(header append | tr '\n' ' ')
 mapfile -t allowed < <(header expect-log)
 flagged_re=$(header expect-flagged | tail -n 1)
@@ -120,7 +136,7 @@ boot_guest() {
 		-nodefaults -no-reboot -display none \
 		-monitor "$monitor" \
 		-serial "file:$console" -kernel "$kernel" -initrd "$initrd" \
-		-append "$append" "${drive_args[@]}" ${HC_QEMU_ARGS:-} "$@"
+		-append "$append" "${drive_args[@]}" "${clock_args[@]}" ${HC_QEMU_ARGS:-} "$@"
 }
 
 verdict=0

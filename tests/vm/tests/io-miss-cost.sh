@@ -9,19 +9,28 @@
 # promoted) and in writethrough, alternating none, writethrough, none,
 # writethrough, in the same guest. In writethrough at least 90% of the
 # reads must be refused (bypass_policy) and the means are compared:
-# writethrough must reach 0.93x the IOPS of none, unless mode none
-# already kept the guest CPU 90% busy or more (a debug kernel), where the
-# ratio is only logged. The figures are logged on a line starting
-# "RESULT miss-cost:". Not 0.95x: the blocks fio happens to read twice
-# within a run (about 1,000 in 85,000 reads) are promoted, as they
-# should be, and on a host where mode none keeps the guest CPU 85% busy
-# their CPU time shows (0.941x measured there, 2026-12-01).
+# writethrough must reach 0.97x the IOPS of none. The figures are logged
+# on a line starting "RESULT miss-cost:". Not 1.0x: the blocks fio
+# happens to read twice within a run (about 1,200 in 124,000 reads) are
+# promoted, as they should be, and their CPU time shows (0.993x to 0.995x
+# on 6.1 and 6.12, 2026-12-02).
+#
+# The clock: the guest runs on the instruction clock (run-test.sh), so
+# the figures depend on what the guest executes and on the backing
+# device's latency, not on how fast the host ran the guest just then. On
+# the host's clock two runs of mode none in one guest were 8% apart
+# (4275 and 4646 IOPS, CI, 2026-12-02), more than the margin the check
+# then had (0.93x; that run gave 0.903x); on this one they agree to 0.5%
+# (6206 and 6211 IOPS).
+# The latency allows 32 / 5 ms = 6400 IOPS. A kernel whose mode none
+# stays under half of that (the debug kernel: KASAN keeps the CPU busy
+# without hcache's work) is bound by its CPU, not by the backing device,
+# so there the ratio is logged, not checked.
 #
 # first_access promotes every miss: a page copy, a cache write and an
-# insert each, which fit in the CPU time cold reads leave idle on some
-# machines (0.96x to 0.99x none, 2026-11-30) and not on others (0.26x on
-# a host whose TCG runs hcache's code three times slower, 2026-12-01).
-# That is why it is not the default; this test does not measure it.
+# insert each. On this clock that gives 0.79x none (6.12, 2026-12-02):
+# the cost this test would show if refused misses grew that costly, and
+# why first_access is not the default. The test does not measure it.
 #
 # One guest CPU: under TCG all guest CPUs share one host thread, switched
 # round-robin, so with two a promotion running on one delays the I/O
@@ -30,8 +39,8 @@
 # machine with cores to spare, and promotions run at nice 19
 # (hc_promote_thread()) in the time reads leave idle.
 # timeout: 480
-# one-kernel: a 3 min timing comparison; mode none and writethrough run on both kernels in io-fio-modes
-# alone: compares the IOPS of two modes
+# one-kernel: a 2 min timing comparison; mode none and writethrough run on both kernels in io-fio-modes
+# clock: instructions
 # smp: 1
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
@@ -64,13 +73,6 @@ refused() {
 reads_ge() {
 	[ "$(reads)" -ge "$1" ]
 }
-# cpu: busy and idle jiffies of all guest CPUs. Under TCG the guest's CPUs
-# share one host thread: a run that keeps them busy much more than half
-# the time is bound by CPU, not by the backing device's latency.
-cpu() {
-	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat
-}
-
 # Fill the cache: random reads promoted until the policy starts refusing.
 io_mode $dev writethrough
 for i in $(seq 12); do
@@ -92,11 +94,7 @@ for i in 1 2; do
 		t0=$(reads)
 		w0=$(io_bstat "$IO_CDEV" 7)
 		p0=$(refused)
-		c0=$(cpu)
 		iops=$(run $mode)
-		c1=$(cpu)
-		busy=$(( ${c1% *} - ${c0% *} ))
-		busy=$(( 100 * busy / (busy + ${c1#* } - ${c0#* }) ))
 		io_settle
 		# The accounting may lag: wait until it shows this run's reads.
 		io_wait 30 reads_ge $((t0 + iops * 10))
@@ -104,12 +102,11 @@ for i in 1 2; do
 		t=$(( $(reads) - t0 ))
 		w=$(( ($(io_bstat "$IO_CDEV" 7) - w0) / 2048 ))
 		p=$(( $(refused) - p0 ))
-		hc_log "$mode #$i: $iops IOPS; $h hits of $t reads; $p refused; $w MiB written to the cache; guest CPUs ${busy}% busy; $(io_stats_line $dev)"
+		hc_log "$mode #$i: $iops IOPS; $h hits of $t reads; $p refused; $w MiB written to the cache; $(io_stats_line $dev)"
 		[ $((h * 20)) -le "$t" ] ||
 			hc_fail "$mode #$i: $h hits of $t reads: this does not measure misses"
 		if [ $mode = none ]; then
 			none+=("$iops")
-			[ "$busy" -gt "${none_busy:-0}" ] && none_busy=$busy
 		else
 			[ $((p * 10)) -ge $((t * 9)) ] ||
 				hc_fail "writethrough #$i: only $p of $t cold misses refused"
@@ -125,14 +122,11 @@ line=$(awk -v n1="${none[0]}" -v n2="${none[1]}" -v w1="${wt[0]}" -v w2="${wt[1]
 echo "$line"
 echo "$line" >>"$HC_RESULTS/result"
 ratio=${line##* }
-# A refused miss costs a lookup and a ghost-table slot. A kernel that
-# keeps the CPU busy without even those (the debug kernel: KASAN
-# makes mode none 99% busy at 400 IOPS) cannot show that: the ratio is
-# logged, not checked.
-if [ "$none_busy" -ge 90 ]; then
-	hc_log "mode none kept the guest CPU ${none_busy}% busy: bound by CPU, not by the backing device, so the ratio $ratio measures nothing here; not checked"
+none_mean=$(( (none[0] + none[1]) / 2 ))
+if [ "$none_mean" -lt 3200 ]; then
+	hc_log "mode none reached $none_mean IOPS, under half of the 6400 the backing device's latency allows: bound by the CPU, not by the backing device, so the ratio $ratio measures nothing here; not checked"
 else
-	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.93) }' ||
-		hc_fail "writethrough reaches only ${ratio}x the IOPS of none (at least 0.93 wanted)"
+	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.97) }' ||
+		hc_fail "writethrough reaches only ${ratio}x the IOPS of none (at least 0.97 wanted)"
 fi
 io_teardown
