@@ -33,7 +33,7 @@
 # kind (25 of each under make check-long). The seed is printed;
 # HC_APPEND=wb.seed=SEED tests/run --filter vm/wb-race repeats a run.
 # timeout: 300
-# one-kernel: the ordering of writeback against writes around the cache, decided by hcache's track list; wb-basic and wb-acked-order write back on both kernels
+# one-kernel: the ordering of writeback against writes around the cache, decided by hcache's tree of I/O in flight; wb-basic and wb-acked-order write back on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 
