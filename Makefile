@@ -10,7 +10,7 @@
 #   make check T=NAME    only the tests whose name contains NAME
 #   make demo            boot a VM and show hcache at work
 #   make bench           hcache against bcache, dm-cache, raw disks (KERNELS=)
-#   make bench-profile   where hcache's time goes in bench workload b, c or d
+#   make bench-profile   where hcache's time goes in bench workload a, b, c, d or e
 #                        (WORKLOAD=, KERNEL=, MODE=, ADMIT=, SYSTEM=)
 #   make bench-pair      workload c on hcache and dm-writecache in turns
 #                        (KERNEL=, ROUNDS=)
@@ -90,7 +90,7 @@ bench: deps
 	$(MAKE) modules tools
 	KERNELS="$(KERNELS)" ./tests/bench/run.sh
 
-# Where hcache's time goes in bench workload WORKLOAD (b, c or d, default c):
+# Where hcache's time goes in bench workload WORKLOAD (a to e, default c):
 # one guest, the second of three runs traced with ftrace (tests/bench/).
 bench-profile: deps
 	$(MAKE) modules tools

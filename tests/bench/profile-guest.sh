@@ -10,8 +10,10 @@
 # bench's earlier workloads do (not for a); then the workload
 # (hcbench.workload=a, make bench's warm-up: zipf:1.1 reads over 512 MiB
 # from an empty cache; b, cold uniform random reads; c, 4 KiB random
-# writes over 64 MiB; or d, random reads of those 64 MiB after 30 s of
-# c's writes, untimed) runs three times for 10 s. The second run is traced: ftrace function_graph on the
+# writes over 64 MiB; d, random reads of those 64 MiB after 30 s of
+# c's writes, untimed; or e, mkfs.ext4 -E nodiscard on the whole device
+# over and over, make bench's e, its mean time per run reported) runs
+# three times for 10 s. The second run is traced: ftrace function_graph on the
 # hcache functions that take or wait for meta_lock or do metadata I/O,
 # summed per function by tests/bench/ftrace-summary.py. Tracing slows the
 # guest: compare the untraced runs with each other, the traced one only
@@ -49,7 +51,8 @@ a) job=(--rw=randread --random_distribution=zipf:1.1 --norandommap --size=512m) 
 b) job=(--rw=randread --size=1800m) ;;
 c) job=("${BENCH_JOB_C[@]}") ;;
 d) job=("${BENCH_JOB_D[@]}") ;;
-*) hc_fail "hcbench.workload=$W: a, b, c or d" ;;
+e) job=() ;;
+*) hc_fail "hcbench.workload=$W: a, b, c, d or e" ;;
 esac
 
 bench_disks
@@ -114,6 +117,22 @@ fio_run() {	# NAME ARGS...: IOPS (read + write) on $DEV
 	awk -F';' '{ printf "%d\n", $8 + $49 }' "/tmp/$name.terse"
 }
 
+# mkfs_loop: make bench's e for 10 s: mkfs.ext4 on $DEV until 10 s have
+# passed. Prints "RUNS SECONDS-PER-RUN".
+mkfs_loop() {
+	local t0 t n=0
+	t0=$(io_now)
+	while :; do
+		mkfs.ext4 -q -F -E nodiscard "$DEV" >/tmp/mkfs.out 2>&1 ||
+			hc_fail "mkfs.ext4 failed: $(cat /tmp/mkfs.out)"
+		n=$((n + 1))
+		t=$(io_elapsed "$t0")
+		awk -v t="$t" 'BEGIN { exit !(t >= 10) }' && break
+	done
+	awk -v t="$t" -v n=$n 'BEGIN { printf "%d %.3f\n", n, t / n }'
+}
+mkfs.ext4 -V >/dev/null 2>&1 || true
+
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs none $T
 echo 0 >$T/tracing_on
@@ -163,11 +182,21 @@ for run in 1 2 3; do
 	read -r busy0 total0 ctxt0 < <(cpu_ticks)
 	# The host's rip-sample.py samples this run (tests/bench/profile.sh).
 	[ $run != "$SAMPLE" ] || touch "$R/sample-start"
-	iops=$(fio_run "$W$run" "${job[@]}" "${off[@]}" --runtime=10 --randseed=$((3000 + run)))
+	if [ "$W" = e ]; then
+		read -r n secs < <(mkfs_loop)
+	else
+		iops=$(fio_run "$W$run" "${job[@]}" "${off[@]}" --runtime=10 --randseed=$((3000 + run)))
+	fi
 	[ $run != "$SAMPLE" ] || touch "$R/sample-stop"
 	read -r busy1 total1 ctxt1 < <(cpu_ticks)
-	ctxt=$(awk -v x=$((ctxt1 - ctxt0)) -v n="$iops" 'BEGIN { printf "%.2f", n ? x / (n * 10) : 0 }')
-	iops="$iops IOPS, CPU $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy, $ctxt context switches per I/O"
+	busy="CPU $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy"
+	if [ "$W" = e ]; then
+		ctxt=$(( (ctxt1 - ctxt0) / n ))
+		iops="$n mkfs runs, $secs s each, $busy, $ctxt context switches per run"
+	else
+		ctxt=$(awk -v x=$((ctxt1 - ctxt0)) -v n="$iops" 'BEGIN { printf "%.2f", n ? x / (n * 10) : 0 }')
+		iops="$iops IOPS, $busy, $ctxt context switches per I/O"
+	fi
 	[ $run != 2 ] || [ "$SAMPLE" = 2 ] || trace_off
 	echo "$W run $run$([ $run = 2 ] && [ "$SAMPLE" != 2 ] && [ "$SYSTEM" = hcache ] && echo ' (traced)')$([ $run = "$SAMPLE" ] && echo ' (sampled)'): $iops" >>"$R/runs.txt"
 	hc_log "$W run $run: $iops"

@@ -8,9 +8,10 @@
 # Results in bench-results/<date>-<kernel>-profile-<workload>/.
 #
 # Environment:
-#   WORKLOAD=a|b|c|d zipf reads from an empty cache (a), cold random
-#                    reads (b), 4 KiB random writes (c) or reading back
-#                    what c wrote (d); default c
+#   WORKLOAD=a|b|c|d|e zipf reads from an empty cache (a), cold random
+#                    reads (b), 4 KiB random writes (c), reading back
+#                    what c wrote (d) or mkfs.ext4 over and over (e);
+#                    default c
 #   KERNEL=RELEASE   a kernel release or its prefix (default: the newest
 #                    installed 6.12)
 #   MODE=MODE        hcache's cache mode (default writeback; none gives
@@ -31,7 +32,7 @@ cd "$top" || exit 1
 tool=bench-profile
 . tests/bench/host-lib.sh
 w=${WORKLOAD:-c}
-case $w in a | b | c | d) ;; *) echo "bench-profile: WORKLOAD=$w: a, b, c or d" >&2; exit 1 ;; esac
+case $w in a | b | c | d | e) ;; *) echo "bench-profile: WORKLOAD=$w: a, b, c, d or e" >&2; exit 1 ;; esac
 mode=${MODE:-writeback}
 admit=${ADMIT:-second_access}
 sys=${SYSTEM:-hcache}
