@@ -46,11 +46,11 @@
  * The promotion race. A miss reads the backing device while a write to
  * the same range may land: the miss's older data must not then be cached
  * over the write. Each backing device keeps its reads and writes in
- * flight on a list (struct hc_track). A read is put there before its
- * lookup; a write marks every read it overlaps as collided when it
- * starts, and a read that starts while an overlapping write is in flight
- * is collided from the start. A promotion is inserted only if not
- * collided, checked and removed from the list under meta_lock held for
+ * flight in an interval tree (struct hc_track). A read is put there
+ * before its lookup; a write marks every read it overlaps as collided
+ * when it starts, and a read that starts while an overlapping write is in
+ * flight is collided from the start. A promotion is inserted only if not
+ * collided, checked and removed from the tree under meta_lock held for
  * writing: a write that starts later inserts its own key (or looks up the
  * range to invalidate it) after the promotion's insert, so it wins.
  * Writes that completed before the read started are in the tree before
