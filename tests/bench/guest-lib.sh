@@ -62,22 +62,3 @@ bench_dmwc() {
 	[ -b /dev/mapper/dmwc ] || hc_fail "no /dev/mapper/dmwc"
 }
 
-# bench_mkfs_local: mkfs.ext4's binary, the libraries it loads and its
-# configuration copied from the host's root (virtio-9p, under the guest's
-# overlay) into the overlay's upper layer, in the guest's memory. Every
-# mkfs run opened and looked up these files over 9p: about 90 ms of a
-# 0.7 s run on the raw cache disk (6.1, 2026-12-02), and on the
-# instruction clock a wait for the host costs the guest what the host's
-# load makes it, so e's figures moved with other guests on the host. A
-# write open (appending nothing) copies a file up, data and all.
-bench_mkfs_local() {
-	local bin f
-	bin=$(command -v mkfs.ext4) || hc_fail "no mkfs.ext4"
-	for f in "$bin" /etc/ld.so.cache /etc/mke2fs.conf \
-		$(ldd "$bin" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
-		f=$(readlink -f "$f")
-		[ -f "$f" ] || continue
-		: >>"$f" 2>/dev/null || hc_log "mkfs.ext4: $f stays on 9p"
-	done
-	mkfs.ext4 -V >/dev/null 2>&1 || true
-}

@@ -131,7 +131,7 @@ mkfs_loop() {
 	done
 	awk -v t="$t" -v n=$n 'BEGIN { printf "%d %.3f\n", n, t / n }'
 }
-[ "$W" != e ] || bench_mkfs_local
+[ "$W" != e ] || io_mkfs_local
 
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs none $T
