@@ -13,10 +13,10 @@
  */
 
 #include "hcache.h"
+#include "evict.h"
 #include "pset.h"
 
 #include <linux/random.h>
-#include <linux/sort.h>
 #include <linux/vmalloc.h>
 
 #define HC_PRIO_MAX		0xffffU
@@ -148,18 +148,6 @@ static bool hc_bucket_evictable(struct hc_cache_set *c, u64 i)
 	       i != c->gc.move_bucket;
 }
 
-struct hc_prio_candidate {
-	u16	prio;
-	u64	bucket;
-};
-
-static int hc_prio_candidate_cmp(const void *a, const void *b)
-{
-	const struct hc_prio_candidate *x = a, *y = b;
-
-	return x->prio < y->prio ? -1 : x->prio > y->prio;
-}
-
 /*
  * Choose up to @want buckets of clean data to evict, by the replacement
  * policy, into @out. Returns how many.
@@ -167,9 +155,11 @@ static int hc_prio_candidate_cmp(const void *a, const void *b)
 static size_t hc_choose_evict(struct hc_cache_set *c, u64 *out, size_t want)
 {
 	const struct hc_geom *g = &c->geom;
-	struct hc_prio_candidate *cand;
-	size_t n = 0, nr = 0;
+	struct hc_evict_cand *cand;
+	struct hc_evict_heap heap;
+	size_t n = 0;
 	u64 i, tries;
+	u16 age;
 
 	switch (c->replacement) {
 	case HC_REPL_FIFO:
@@ -197,27 +187,34 @@ static size_t hc_choose_evict(struct hc_cache_set *c, u64 *out, size_t want)
 		break;
 	}
 
-	/* lru: the lowest priorities go; the others age by the last one's. */
-	cand = kvmalloc_array(g->nbuckets, sizeof(*cand), GFP_NOIO);
+	/*
+	 * lru: the lowest priorities go (evict.c); the others age by the
+	 * highest of those, so that what stays untouched goes next.
+	 */
+	cand = kvmalloc_array(want, sizeof(*cand), GFP_NOIO);
 	if (!cand)
 		return 0;
+	hc_evict_init(&heap, cand, want);
 	for (i = g->first_bucket; i < g->nbuckets; i++)
 		if (hc_bucket_evictable(c, i) &&
 		    hc_gen_may_bump(c, &c->buckets[i]))
-			cand[nr++] = (struct hc_prio_candidate){
-				c->buckets[i].prio, i };
-	sort(cand, nr, sizeof(*cand), hc_prio_candidate_cmp, NULL);
-	for (n = 0; n < nr && n < want; n++)
-		out[n] = cand[n].bucket;
+			hc_evict_offer(&heap, i, c->buckets[i].prio);
+	n = heap.nr;
+	age = hc_evict_age(&heap);
+	for (i = 0; i < n; i++) {
+		out[i] = cand[i].bucket;
+		c->buckets[out[i]].on_freelist = 1;	/* not aged */
+	}
 	if (n) {
-		u16 age = cand[n - 1].prio;
+		for (i = g->first_bucket; i < g->nbuckets; i++) {
+			struct hc_bucket *b = &c->buckets[i];
 
-		for (i = n; i < nr; i++) {
-			struct hc_bucket *b = &c->buckets[cand[i].bucket];
-
-			b->prio -= min(b->prio, age);
+			if (hc_bucket_evictable(c, i) && hc_gen_may_bump(c, b))
+				b->prio -= min(b->prio, age);
 		}
 	}
+	for (i = 0; i < n; i++)
+		c->buckets[out[i]].on_freelist = 0;
 	kvfree(cand);
 	return n;
 }

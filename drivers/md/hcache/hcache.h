@@ -80,7 +80,8 @@
  * batches: bump the gens, persist all gens and prios in a new gen/prio chain
  * (copy-on-write, named by a journal entry), then hand the buckets out.
  * Empty buckets go first; then clean data is evicted by the replacement
- * policy (lru, fifo, random). Dirty data is never evicted.
+ * policy (lru, fifo, random; lru keeps the lowest priorities in a bounded
+ * heap, evict.c). Dirty data is never evicted.
  *
  * THE BTREE (btree.c)
  *
