@@ -525,7 +525,7 @@ counters d
 
 # ---- e: mkfs.ext4 five times ---------------------------------------------
 hc_log "== e: mkfs.ext4 -E nodiscard, five times"
-io_mkfs_local
+bench_mkfs_local
 for run in 1 2 3 4 5; do
 	for s in $(order $run "${WRITES[@]}"); do
 		idle

@@ -138,7 +138,7 @@ mkfs_loop() {
 	sum=$((sum / n))
 	printf '%d %d.%06d\n' $n $((sum / 1000000)) $((sum % 1000000))
 }
-[ "$W" != e ] || io_mkfs_local
+[ "$W" != e ] || bench_mkfs_local
 
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs none $T

@@ -583,24 +583,3 @@ wb_same() {
 wb_inflight() {
 	tr -s ' ' <"/sys/class/block/$(basename "$(readlink -f "$1")")/inflight" | sed 's/^ //'
 }
-
-# io_mkfs_local: mkfs.ext4's binary, the libraries it loads and its
-# configuration copied from the host's root (virtio-9p, under the guest's
-# overlay) into the overlay's upper layer, in the guest's memory. Every
-# mkfs run opened and looked up these files over 9p: about 90 ms of a
-# 0.7 s run on the raw cache disk (6.1, 2026-12-02), a wait for the host
-# whose length is the host's: on the instruction clock it costs the guest
-# what the host's load makes it, and make bench's e moved with other
-# guests on the host. A write open (appending nothing) copies a file up,
-# data and all.
-io_mkfs_local() {
-	local bin f
-	bin=$(command -v mkfs.ext4) || hc_fail "no mkfs.ext4"
-	for f in "$bin" /etc/ld.so.cache /etc/mke2fs.conf \
-		$(ldd "$bin" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
-		f=$(readlink -f "$f")
-		[ -f "$f" ] || continue
-		: >>"$f" 2>/dev/null || hc_log "mkfs.ext4: $f stays on 9p"
-	done
-	mkfs.ext4 -V >/dev/null 2>&1 || true
-}
