@@ -72,6 +72,7 @@ check-long: deps
 check-debug: deps
 	@set -e; vars=$$(./scripts/debug-kernel.sh); set -a; eval "$$vars"; set +a; \
 	./scripts/build-module.sh "$$HC_KDIR" >/dev/null; \
+	HC_DEBUG=1 ./scripts/build-module.sh "$$HC_KDIR" >/dev/null; \
 	tests/vm/build-selftest.sh "$$HC_KDIR"; \
 	$(MAKE) -C tools; \
 	HC_APPEND="null_blk.nr_devices=0 pci=noacpi" HC_BOOT_SECONDS=180 HC_TIME_SCALE=3 \

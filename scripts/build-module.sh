@@ -1,6 +1,9 @@
 #!/bin/sh
 # build-module.sh KDIR [MAKE-ARGS...]: build hcache.ko for the kernel whose
-# headers are in KDIR, in build/<kernel release>/, and print the module's path.
+# headers are in KDIR, in build/<kernel release>/hcache/, and print the
+# module's path. HC_DEBUG=1 builds the debug variant (drivers/md/hcache/
+# debug.h: delay and fault points for the tests) in
+# build/<kernel release>/hcache-debug/ instead; nothing installed uses it.
 #
 # Kbuild writes objects next to the sources, so each kernel gets its own
 # directory of links to drivers/md/hcache/ plus its own compat_generated.h;
@@ -13,7 +16,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/drivers/md/hcache
 
 kver=$("$top/scripts/kernel-release.sh" "$kdir")
-out=$top/build/$kver/hcache
+if [ "${HC_DEBUG:-0}" = 1 ]; then
+	out=$top/build/$kver/hcache-debug
+	set -- HC_DEBUG=1 "$@"
+else
+	out=$top/build/$kver/hcache
+fi
 
 mkdir -p "$out"
 # Drop links whose source was removed or renamed, then link what is there.

@@ -27,7 +27,13 @@ HC_BOOT=${HC_BOOT:-1}
 HC_BOOTS=${HC_BOOTS:-1}
 HC_RESULTS=/hc-results
 export HC_ROOT HC_TEST HC_KVER HC_RESULTS HC_LONG HC_BOOT HC_BOOTS HC_TIME_SCALE
-export HC_KO=$HC_ROOT/build/$HC_KVER/hcache/hcache.ko
+# hc.module=debug: the debug build (make check's), else the release one.
+export HC_KO_RELEASE=$HC_ROOT/build/$HC_KVER/hcache/hcache.ko
+if [ "$(cmdline_arg hc.module)" = debug ]; then
+	export HC_KO=$HC_ROOT/build/$HC_KVER/hcache-debug/hcache.ko
+else
+	export HC_KO=$HC_KO_RELEASE
+fi
 export HC_SELFTEST_KO=$HC_ROOT/build/$HC_KVER/selftest/hc_selftest.ko
 
 # What a distribution's init would have made: /dev/fd for bash's process

@@ -57,6 +57,11 @@
 #   HC_TIME_SCALE=N        multiply every test's timeout, and hc_wait()'s
 #                          limit in the guest, by N (default 1; for a slow
 #                          debug kernel)
+#   HC_MODULE=debug|release  which hcache.ko the guest loads as HC_KO: the
+#                          debug build (build/KVER/hcache-debug/, with the
+#                          delay and fault points; tests/run's) or the
+#                          release build (build/KVER/hcache/, the default:
+#                          make demo and make bench)
 set -uo pipefail
 
 kver=$1
@@ -160,7 +165,7 @@ limit=$((timeout + ${HC_BOOT_SECONDS:-60}))
 # run_boot N CONSOLE: the test's Nth boot.
 run_boot() {
 	boot_guest "$2" "$limit" "$initrd" \
-		"console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.timescale=${HC_TIME_SCALE:-1} hc.long=$long hc.boot=$1 hc.boots=$boots ${HC_MODULES_ROOT:+hc.modroot=$HC_MODULES_ROOT} ${HC_APPEND:-} $append" \
+		"console=ttyS0 loglevel=7 panic=-1 nokaslr hc.root=$top hc.test=$test hc.timeout=$timeout hc.timescale=${HC_TIME_SCALE:-1} hc.long=$long hc.boot=$1 hc.boots=$boots hc.module=${HC_MODULE:-release} ${HC_MODULES_ROOT:+hc.modroot=$HC_MODULES_ROOT} ${HC_APPEND:-} $append" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$work/out,mount_tag=results,security_model=none,multidevs=remap" \
 		>>"$work/qemu.log" 2>&1

@@ -535,32 +535,6 @@ void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket)
 		b->m.has_ptr = 0;
 }
 
-/**
- * hc_data_alloc() - space on the cache device for data inserted at once
- * @c: the set; meta_lock held for writing
- * @sectors: how much, at most a bucket
- * @gen: receives the gen the key's pointer must carry
- * @offset: receives the cache sector
- *
- * hc_data_alloc_io() for a caller that inserts the key before it lets go
- * of meta_lock (the debugfs fill), so no refill can come in between and
- * the bucket needs no pin. May sleep.
- *
- * Return: 0, -EINVAL for a size over a bucket, or hc_bucket_alloc()'s
- * error.
- */
-int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset)
-{
-	u32 got;
-	int ret;
-
-	lockdep_assert_held_write(&c->meta_lock);
-	ret = hc_data_alloc_io(c, sectors, 1, true, true, gen, offset, &got);
-	if (!ret)
-		hc_bucket_unpin(c, *offset);
-	return ret;
-}
-
 /* Space from the open bucket, @c->alloc_lock held; -EAGAIN if too little. */
 static int hc_open_carve(struct hc_cache_set *c, u32 want, u32 align,
 			 bool whole, u8 *gen, u64 *offset, u32 *got)

@@ -5,32 +5,22 @@
  *   check  read: run the consistency check; "ok", or one line per problem
  *   keys   read: every leaf key, "bdev:start-end @cache-sector gen g c|d"
  *          ("bdev:start-end whiteout" cannot appear: leaves hold none)
- *   fill   write "ID START COUNT SIZE [STRIDE [dirty]]": insert COUNT keys
- *          of SIZE sectors for backing id ID, the i-th at START + i *
- *          STRIDE (default SIZE), each given cache space as a write would
- *          (the data itself is not written); the debug insert path until
- *          the I/O path exists
  *   flush  write "journal": write the open journal entry; "btree": write
  *          every dirty btree node, then a journal entry
- *   gen_set  write N (0-255) to a set holding no key: every bucket nothing
- *          points into gets gen N, persisted; tests start gens near the
- *          wrap this way
- *   gen_max_distance  read, or write 1 to HC_GEN_MAX_DISTANCE: how far a
- *          bucket's gen may run ahead of the oldest pointer into it; tests
- *          lower it so that GC must drop stale pointers early
+ *
+ * A debug build (debug.h) adds the files that may break the set's
+ * promises, and its delay and fault points (debug_knobs.c).
  *
  * Not an interface: Documentation/hcache/testing.rst describes it for the
  * tests that use it.
  */
 
 #include "hcache.h"
+#include "debug.h"
 
-#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-
-#define HC_FILL_BATCH		64U
 
 static struct dentry *hc_debugfs_root;
 
@@ -155,84 +145,6 @@ static const struct file_operations hc_keys_fops = {
 	.llseek		= default_llseek,
 };
 
-/* Insert one key as a write of its size would: cache space, journal, tree. */
-static int hc_fill_one(struct hc_cache_set *c, u32 id, u64 start, u32 size,
-		       bool dirty)
-{
-	struct hc_key k = {
-		.bdev_id = id,
-		.end = start + size,
-		.size = size,
-		.nr_ptrs = 1,
-		.flags = dirty ? HC_KEY_DIRTY : 0,
-	};
-	u64 offset, seq;
-	u8 gen;
-	int ret;
-
-	lockdep_assert_held_write(&c->meta_lock);
-	ret = hc_data_alloc(c, size, &gen, &offset);
-	if (ret)
-		return ret;
-	k.ptr = hc_ptr_make(offset, 0, gen);
-	ret = hc_journal_add(c, &k, &seq);
-	if (ret)
-		return ret;
-	return hc_btree_insert(c, &k, seq);
-}
-
-/* Whitespace-separated words in @s, so trailing junk is refused. */
-static int hc_words(const char *s)
-{
-	int n = 0;
-
-	while (*(s = skip_spaces(s))) {
-		n++;
-		while (*s && !isspace(*s))
-			s++;
-	}
-	return n;
-}
-
-static ssize_t hc_fill_write(struct file *file, const char __user *ubuf,
-			     size_t len, loff_t *ppos)
-{
-	struct hc_cache_set *c = file_inode(file)->i_private;
-	u64 start, count, stride = 0, i;
-	char buf[128], mode[8] = "";
-	u32 id, size;
-	int n, ret = 0;
-
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = 0;
-	n = sscanf(buf, "%u %llu %llu %u %llu %7s", &id, &start, &count, &size,
-		   &stride, mode);
-	if (n < 4 || n != hc_words(buf) || !size ||
-	    size > c->geom.bucket_sectors || (n == 6 && strcmp(mode, "dirty")))
-		return -EINVAL;
-	if (n < 5)
-		stride = size;
-	if (count && (start + (count - 1) * stride + size < start ||
-		      stride > U64_MAX / count))
-		return -ERANGE;
-	for (i = 0; i < count && !ret; i += HC_FILL_BATCH) {
-		u64 j;
-
-		down_write(&c->meta_lock);
-		for (j = i; j < min(count, i + HC_FILL_BATCH) && !ret; j++)
-			ret = hc_fill_one(c, id, start + j * stride, size,
-					  n == 6);
-		up_write(&c->meta_lock);
-		if (fatal_signal_pending(current))
-			ret = -EINTR;
-		cond_resched();
-	}
-	return ret ? ret : len;
-}
-
 static ssize_t hc_flush_write(struct file *file, const char __user *ubuf,
 			      size_t len, loff_t *ppos)
 {
@@ -256,83 +168,6 @@ static ssize_t hc_flush_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : len;
 }
 
-/* A number written to a debugfs file, whole. */
-static int hc_debugfs_u32(const char __user *ubuf, size_t len, u32 *v)
-{
-	char buf[16];
-
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = 0;
-	return kstrtou32(strim(buf), 0, v);
-}
-
-static ssize_t hc_gen_set_write(struct file *file, const char __user *ubuf,
-				size_t len, loff_t *ppos)
-{
-	struct hc_cache_set *c = file_inode(file)->i_private;
-	u32 gen;
-	int ret;
-
-	ret = hc_debugfs_u32(ubuf, len, &gen);
-	if (!ret && gen > U8_MAX)
-		ret = -ERANGE;
-	if (!ret)
-		ret = hc_gen_set_all(c, gen);
-	return ret ? ret : len;
-}
-
-static ssize_t hc_gen_max_distance_read(struct file *file, char __user *ubuf,
-					size_t len, loff_t *ppos)
-{
-	struct hc_cache_set *c = file_inode(file)->i_private;
-	char buf[16];
-	int n;
-
-	n = snprintf(buf, sizeof(buf), "%u\n", READ_ONCE(c->gc.max_distance));
-	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
-}
-
-static ssize_t hc_gen_max_distance_write(struct file *file,
-					 const char __user *ubuf, size_t len,
-					 loff_t *ppos)
-{
-	struct hc_cache_set *c = file_inode(file)->i_private;
-	u32 v;
-	int ret;
-
-	ret = hc_debugfs_u32(ubuf, len, &v);
-	if (ret)
-		return ret;
-	if (!v || v > HC_GEN_MAX_DISTANCE)
-		return -ERANGE;
-	down_write(&c->meta_lock);
-	c->gc.max_distance = v;
-	up_write(&c->meta_lock);
-	return len;
-}
-
-static const struct file_operations hc_gen_set_fops = {
-	.owner	= THIS_MODULE,
-	.write	= hc_gen_set_write,
-	.llseek	= noop_llseek,
-};
-
-static const struct file_operations hc_gen_max_distance_fops = {
-	.owner	= THIS_MODULE,
-	.read	= hc_gen_max_distance_read,
-	.write	= hc_gen_max_distance_write,
-	.llseek	= default_llseek,
-};
-
-static const struct file_operations hc_fill_fops = {
-	.owner	= THIS_MODULE,
-	.write	= hc_fill_write,
-	.llseek	= noop_llseek,
-};
-
 static const struct file_operations hc_flush_fops = {
 	.owner	= THIS_MODULE,
 	.write	= hc_flush_write,
@@ -355,11 +190,8 @@ void hc_debugfs_add_set(struct hc_cache_set *c)
 	c->debugfs = debugfs_create_dir(name, hc_debugfs_root);
 	debugfs_create_file("check", 0400, c->debugfs, c, &hc_check_fops);
 	debugfs_create_file("keys", 0400, c->debugfs, c, &hc_keys_fops);
-	debugfs_create_file("fill", 0200, c->debugfs, c, &hc_fill_fops);
 	debugfs_create_file("flush", 0200, c->debugfs, c, &hc_flush_fops);
-	debugfs_create_file("gen_set", 0200, c->debugfs, c, &hc_gen_set_fops);
-	debugfs_create_file("gen_max_distance", 0600, c->debugfs, c,
-			    &hc_gen_max_distance_fops);
+	hc_debug_knobs_add_set(c, c->debugfs);
 }
 
 /**
@@ -378,6 +210,8 @@ void hc_debugfs_init(void)
 	hc_debugfs_root = debugfs_create_dir("hcache", NULL);
 	if (IS_ERR(hc_debugfs_root))
 		hc_debugfs_root = NULL;
+	else
+		hc_debug_knobs_init(hc_debugfs_root);
 }
 
 /* At module unload, when every set is gone. */

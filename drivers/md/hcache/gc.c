@@ -674,41 +674,6 @@ int hc_gc_trigger(struct hc_cache_set *c)
 }
 
 /**
- * hc_gen_set_all() - give every bucket nothing points into one gen
- * @c: the set, holding no key (debugfs gen_set, for tests)
- * @gen: the gen
- *
- * Lets a test start the gens near the wrap (255 to 0) instead of writing
- * the cache over hundreds of times. The new gens are persisted before
- * the lock is dropped, so no data is written under one that is not.
- *
- * Return: 0, -EBUSY if the tree holds keys, or the prio write's error.
- */
-int hc_gen_set_all(struct hc_cache_set *c, u8 gen)
-{
-	u64 i;
-	int ret;
-
-	down_write(&c->meta_lock);
-	if (c->leaf_keys || c->meta_failed) {
-		up_write(&c->meta_lock);
-		return -EBUSY;
-	}
-	for (i = c->geom.first_bucket; i < c->geom.nbuckets; i++) {
-		struct hc_bucket *b = &c->buckets[i];
-
-		if (b->m.type != HC_BUCKET_FREE || b->m.ptrs || b->m.has_ptr ||
-		    b->io_pin || b->replay_pin || i == c->open_bucket ||
-		    i == c->gc.move_bucket)
-			continue;
-		WRITE_ONCE(b->gen, gen);
-	}
-	ret = hc_prio_write(c);
-	up_write(&c->meta_lock);
-	return ret;
-}
-
-/**
  * hc_gc_init() - GC's state for a set whose geometry is known
  * @c: the set
  *

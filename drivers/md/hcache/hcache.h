@@ -922,7 +922,6 @@ int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
 		    u64 *bucket);
 bool hc_data_open_needs_io(struct hc_cache_set *c);
 void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket);
-int hc_data_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen, u64 *offset);
 int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
 		     bool may_open, u8 *gen, u64 *offset, u32 *got);
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset);
@@ -948,7 +947,6 @@ void hc_gc_wake(struct hc_cache_set *c);
 void hc_gc_avail_changed(struct hc_cache_set *c);
 int hc_gc_trigger(struct hc_cache_set *c);
 void hc_gc_note_ptr(struct hc_cache_set *c, const struct hc_key *k);
-int hc_gen_set_all(struct hc_cache_set *c, u8 gen);
 
 /* mark_pass.c */
 int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,
