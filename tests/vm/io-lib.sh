@@ -583,3 +583,50 @@ wb_same() {
 wb_inflight() {
 	tr -s ' ' <"/sys/class/block/$(basename "$(readlink -f "$1")")/inflight" | sed 's/^ //'
 }
+
+# ---- Delay and fault points of the debug build (drivers/md/hcache/debug.h)
+
+# io_point KIND POINT: the debugfs directory of a delay point (KIND delay)
+# or a fault point (KIND fail); fails the test if the module has none (a
+# release build).
+io_point() {
+	local d=/sys/kernel/debug/hcache/$1/$2
+	[ -d "$d" ] || hc_fail "no $1 point $2 in $d: the debug build (HC_MODULE=debug) is not loaded"
+	echo "$d"
+}
+
+# io_delay_arm POINT MS [N]: the next N (default 1) threads to reach delay
+# point POINT sleep there MS ms. Prints the point's hits so far, for
+# io_delay_wait.
+io_delay_arm() {
+	local d
+	d=$(io_point delay "$1") || exit 1
+	echo "$2" >"$d/ms"
+	cat "$d/hits"
+	echo "${3:-1}" >"$d/armed"
+}
+
+# io_delay_held POINT HITS: a thread reached POINT since it had HITS hits.
+io_delay_held() {
+	[ "$(cat "/sys/kernel/debug/hcache/delay/$1/hits")" -gt "$2" ]
+}
+
+# io_delay_wait POINT HITS [SECONDS]: wait (default 30 s) until a thread
+# reached POINT since it had HITS hits.
+io_delay_wait() {
+	io_wait "${3:-30}" io_delay_held "$1" "$2"
+}
+
+# io_fault_arm POINT [N]: the next N (default 1) passes through fault point
+# POINT fail. Prints its hits so far.
+io_fault_arm() {
+	local d
+	d=$(io_point fail "$1") || exit 1
+	cat "$d/hits"
+	echo "${2:-1}" >"$d/armed"
+}
+
+# io_point_hits KIND POINT: hits of a delay or fault point so far.
+io_point_hits() {
+	cat "/sys/kernel/debug/hcache/$1/$2/hits"
+}

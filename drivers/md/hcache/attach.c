@@ -13,6 +13,7 @@
  */
 
 #include "hcache.h"
+#include "debug.h"
 
 #include <linux/ktime.h>
 
@@ -244,6 +245,7 @@ int hc_backing_detach(struct hc_backing *b)
 		return -ENOENT;
 	/* No write in flight may make it dirty once it is found clean. */
 	hc_request_detach(b);
+	hc_debug_delay(HC_DELAY_DETACH_DRAINED);
 	mutex_lock(&b->sb_lock);
 	if (b->sb.backing.state == HC_STATE_DIRTY) {
 		mutex_unlock(&b->sb_lock);
@@ -257,7 +259,7 @@ int hc_backing_detach(struct hc_backing *b)
 	b->sb.backing.state = HC_STATE_NONE;
 	/* Were the entry to survive a crash, it must not match any more. */
 	b->sb.backing.inval_gen++;
-	ret = hc_backing_sb_write(b);
+	ret = hc_debug_fault(HC_FAULT_DETACH_SB) ? -EIO : hc_backing_sb_write(b);
 	if (ret)
 		b->sb = old;
 	mutex_unlock(&b->sb_lock);

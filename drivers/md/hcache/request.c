@@ -67,6 +67,7 @@
  */
 
 #include "hcache.h"
+#include "debug.h"
 
 #include <linux/bio.h>
 #include <linux/interval_tree_generic.h>
@@ -224,7 +225,11 @@ static bool hc_track_collided(struct hc_backing *b, struct hc_track *t)
  * replaced that key already, and its data must not be overwritten: then
  * the writeback waits for a later pass. A foreground write that starts
  * later waits for @t before writing the backing device
- * (hc_track_wait_writeback()).
+ * (hc_track_wait_writeback()). Called under the hold of meta_lock that
+ * found the key current: every foreground write is in the tree from
+ * before it changes the tree until after, so one that could have dropped
+ * the key without this seeing it is either in the tree now, or done and
+ * its change seen by the check.
  *
  * Return: true if @t is in the tree; false if a foreground write overlaps.
  */
@@ -546,6 +551,7 @@ static struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
 	unsigned int bytes = sectors << SECTOR_SHIFT, i;
 	struct hc_promote *p;
 	struct bio *bio;
+	bool collided;
 
 	p = kzalloc(sizeof(*p), gfp);
 	if (!p)
@@ -585,8 +591,9 @@ static struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
 	p->track.end = start + sectors;
 	atomic_inc(&req->b->io_active);
 	/* Collided already if a write raced the request since it started. */
-	hc_track_add(req->b, &p->track, false,
-		     hc_track_collided(req->b, &req->track));
+	collided = hc_track_collided(req->b, &req->track);
+	hc_debug_delay(HC_DELAY_PROMOTE_TRACK);
+	hc_track_add(req->b, &p->track, false, collided);
 	return p;
 }
 

@@ -16,14 +16,15 @@
  * that pacing never costs the backing device a write more. A batch goes:
  *
  *  1. read every run from the cache, all in flight at once;
- *  2. per run, under meta_lock held for reading: every piece is still in
- *     the tree, mapped as when collected. Its bucket then cannot have
- *     been reused (dirty data is never evicted), so the data read is the
- *     key's. Then hc_track_writeback_begin(): refused if a foreground
- *     write over the run is in flight (it may have replaced the key and be
- *     writing the backing device); otherwise foreground writes that start
- *     later wait for the run before writing the backing device. Together:
- *     older data never lands over a newer write;
+ *  2. per run, under one hold of meta_lock for reading: every piece is
+ *     still in the tree, mapped as when collected. Its bucket then cannot
+ *     have been reused (dirty data is never evicted), so the data read is
+ *     the key's. Then, before the lock is let go,
+ *     hc_track_writeback_begin(): refused if a foreground write over the
+ *     run is in flight (it may have replaced the key and be writing the
+ *     backing device); otherwise foreground writes that start later wait
+ *     for the run before writing the backing device. Together: older
+ *     data never lands over a newer write;
  *  3. write every run to the backing device in ascending order, plugged;
  *  4. flush the backing device: a key may say clean only when the data is
  *     durable there;
@@ -53,6 +54,7 @@
  */
 
 #include "hcache.h"
+#include "debug.h"
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -558,8 +560,18 @@ static void hc_wb_read(struct hc_wb_batch *wb)
 	hc_wb_wait(wb);
 }
 
-/* Is every piece of @r still in the tree, mapped as collected? */
-static bool hc_wb_run_current(struct hc_wb_batch *wb, struct hc_wb_run *r)
+/*
+ * Step 2 for run @r: is every piece still in the tree, mapped as
+ * collected? If so, the run goes in the tree of I/O in flight before
+ * meta_lock is let go, where every later write finds it: a write around
+ * the cache (or writethrough) that starts after the check must wait for
+ * the run, and one that started before it is in that tree already and
+ * refuses the run (hc_track_writeback_begin()). Checked and registered
+ * under two holds, a newer write could start, land and drop the key in
+ * between, and the run would then write older data over it. Return:
+ * whether the run may be written.
+ */
+static bool hc_wb_run_begin(struct hc_wb_batch *wb, struct hc_wb_run *r)
 {
 	struct hc_backing *b = wb->b;
 	struct hc_cache_set *c = b->set;
@@ -582,6 +594,8 @@ static bool hc_wb_run_current(struct hc_wb_batch *wb, struct hc_wb_run *r)
 			pos = cur.end;
 		}
 	}
+	if (current_)
+		current_ = hc_track_writeback_begin(b, &r->track);
 	up_read(&c->meta_lock);
 	return current_;
 }
@@ -601,8 +615,9 @@ static u32 hc_wb_write(struct hc_wb_batch *wb)
 	for (i = 0; i < wb->nr_runs; i++) {
 		struct hc_wb_run *r = &wb->runs[i];
 
-		r->go = !r->status && hc_wb_run_current(wb, r) &&
-			hc_track_writeback_begin(b, &r->track);
+		r->go = !r->status && hc_wb_run_begin(wb, r);
+		if (r->go)
+			hc_debug_delay(HC_DELAY_WB_CHECKED);
 	}
 	blk_start_plug(&plug);
 	for (i = 0; i < wb->nr_runs; i++) {
