@@ -140,24 +140,26 @@ static void hc_track_insert(struct hc_backing *b, struct hc_track *t)
 
 /*
  * Put @t in the tree of I/O in flight. A write collides every overlapping
- * read in flight; a read is collided if an overlapping write is in flight
- * (or, as @collided says, was since its request started).
+ * read in flight; a read is collided if an overlapping write is in flight,
+ * or if @from (the request a promotion comes from, or NULL) was collided
+ * since it started: read in the same hold of track_lock, so that no write
+ * can start and end between the two unseen.
  *
  * Return: for a read, whether an overlapping write was acked already
  * (hc_write_ack()) but its key may not be in yet: the read must call
  * hc_write_drain() before its lookup. False for a write.
  */
 static bool hc_track_add(struct hc_backing *b, struct hc_track *t,
-			 bool write, bool collided)
+			 bool write, const struct hc_track *from)
 {
 	struct hc_track *o;
 	unsigned long flags;
 	bool acked = false;
 
 	t->write = write;
-	t->collided = collided;
 	t->acked = false;
 	spin_lock_irqsave(&b->track_lock, flags);
+	t->collided = from && from->collided;
 	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
 		if (o->write == write)
 			continue;
@@ -551,7 +553,6 @@ static struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
 	unsigned int bytes = sectors << SECTOR_SHIFT, i;
 	struct hc_promote *p;
 	struct bio *bio;
-	bool collided;
 
 	p = kzalloc(sizeof(*p), gfp);
 	if (!p)
@@ -590,10 +591,9 @@ static struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
 	p->track.start = start;
 	p->track.end = start + sectors;
 	atomic_inc(&req->b->io_active);
-	/* Collided already if a write raced the request since it started. */
-	collided = hc_track_collided(req->b, &req->track);
 	hc_debug_delay(HC_DELAY_PROMOTE_TRACK);
-	hc_track_add(req->b, &p->track, false, collided);
+	/* Collided already if a write raced the request since it started. */
+	hc_track_add(req->b, &p->track, false, &req->track);
 	return p;
 }
 
@@ -958,7 +958,7 @@ static void hc_read_resume_work(struct work_struct *work)
 static void hc_read(struct hc_request *req, bool in_submit)
 {
 	struct hc_backing *b = req->b;
-	bool acked = hc_track_add(b, &req->track, false, false);
+	bool acked = hc_track_add(b, &req->track, false, NULL);
 
 	/*
 	 * A write over the range was acked before its key went in: insert
@@ -1614,7 +1614,7 @@ static bool hc_write(struct hc_request *req)
 
 	/* Tracked already if hc_write_try_submit() gave up half way. */
 	if (!hc_track_on(&req->track))
-		hc_track_add(b, &req->track, true, false);
+		hc_track_add(b, &req->track, true, NULL);
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		ret = hc_flush(req);
 		if (ret) {
@@ -1687,7 +1687,7 @@ static bool hc_write_try_submit(struct hc_request *req)
 	    (req->mode != HC_MODE_WRITEBACK &&
 	     req->mode != HC_MODE_WRITETHROUGH))
 		return false;
-	hc_track_add(b, &req->track, true, false);
+	hc_track_add(b, &req->track, true, NULL);
 	if (hc_write_alloc(req, HC_OPEN_NOIO))
 		return false;
 	if (req->mode == HC_MODE_WRITEBACK) {
