@@ -243,16 +243,21 @@ int hc_backing_detach(struct hc_backing *b)
 	lockdep_assert_held(&hc_register_lock);
 	if (!c)
 		return -ENOENT;
-	/* No write in flight may make it dirty once it is found clean. */
+	/*
+	 * No write in flight may make it dirty once it is found clean; and
+	 * until it is known whether the detach goes, bios wait (rather than
+	 * land on the backing device under keys the cache may keep).
+	 */
+	hc_request_hold(b);
 	hc_request_detach(b);
 	hc_debug_delay(HC_DELAY_DETACH_DRAINED);
 	mutex_lock(&b->sb_lock);
 	if (b->sb.backing.state == HC_STATE_DIRTY) {
 		mutex_unlock(&b->sb_lock);
-		hc_request_attach(b);
 		pr_err("%pg: cannot detach: the cache holds dirty data for it\n",
 		       b->bdev);
-		return -EBUSY;
+		ret = -EBUSY;
+		goto out_attach;
 	}
 	old = b->sb;
 	memset(b->sb.set_uuid, 0, HC_UUID_SIZE);
@@ -263,10 +268,8 @@ int hc_backing_detach(struct hc_backing *b)
 	if (ret)
 		b->sb = old;
 	mutex_unlock(&b->sb_lock);
-	if (ret) {
-		hc_request_attach(b);
-		return ret;
-	}
+	if (ret)
+		goto out_attach;
 
 	hc_backing_unlink(b);
 	down_write(&c->meta_lock);
@@ -279,7 +282,13 @@ int hc_backing_detach(struct hc_backing *b)
 				   id, ret);
 	pr_info("%pg: detached from cache set %pU (id %u)\n", b->bdev,
 		c->sb.set_uuid, id);
+	hc_request_release(b);
 	if (b->disk)
 		hc_backing_uevent(b);
 	return 0;
+
+out_attach:
+	hc_request_attach(b);
+	hc_request_release(b);
+	return ret;
 }

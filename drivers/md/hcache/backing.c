@@ -127,6 +127,8 @@ struct hc_backing *hc_backing_alloc(void)
 	INIT_WORK(&b->stop_work, hc_backing_stop_work);
 	init_completion(&b->inflight_done);
 	init_completion(&b->io_drained);
+	spin_lock_init(&b->hold_lock);
+	bio_list_init(&b->io_held);
 	spin_lock_init(&b->track_lock);
 	b->track_tree = RB_ROOT_CACHED;
 	spin_lock_init(&b->seq_lock);

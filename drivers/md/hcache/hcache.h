@@ -141,6 +141,12 @@
  * write. Hits, misses and bypasses are counted per device and per set
  * over four windows. Detach and stop unpublish io_cache, wait an RCU
  * grace period, then wait for every request and promotion (io_active).
+ * A detach, which may still give up (dirty data found, or its superblock
+ * write failing), parks the bios that come meanwhile (hc_request_hold())
+ * and sends them on once it has decided: to the cache again if it gave
+ * up, around it if the device is detached; passed around a cache that is
+ * then used again, they would leave clean keys stale and dirty keys over
+ * newer data.
  * A set whose metadata failed (meta_failed) passes I/O straight through
  * until its failure (fail.c) detaches or stops its devices.
  *
@@ -411,6 +417,10 @@ struct hc_writeback {
  * @io_active: requests and promotions using @io_cache, plus one while
  *	it is published
  * @io_drained: completed when @io_active drops to zero after a detach
+ * @hold_lock: protects @io_hold and @io_held; taken in submit_bio()
+ * @io_hold: a detach is deciding whether it can go (hc_request_hold()):
+ *	bios that come meanwhile wait on @io_held rather than pass the cache
+ * @io_held: those bios, resubmitted once the detach has decided
  * @clone_set: clones of bios for the cached I/O path
  * @req_pool: struct hc_request reserve
  * @track_lock: protects @track_tree
@@ -453,6 +463,9 @@ struct hc_backing {
 	struct hc_cache_set __rcu *io_cache;
 	atomic_t		io_active;
 	struct completion	io_drained;
+	spinlock_t		hold_lock;	/* io_hold, io_held */
+	bool			io_hold;
+	struct bio_list		io_held;
 	struct bio_set		clone_set;
 	mempool_t		*req_pool;
 	spinlock_t		track_lock;	/* protects track_tree */
@@ -835,6 +848,8 @@ int hc_promote_thread(void *arg);
 void hc_write_insert_work(struct work_struct *work);
 void hc_request_attach(struct hc_backing *b);
 void hc_request_detach(struct hc_backing *b);
+void hc_request_hold(struct hc_backing *b);
+void hc_request_release(struct hc_backing *b);
 int hc_insert(struct hc_cache_set *c, const struct hc_key *k);
 void hc_track_init(struct hc_track *t);
 bool hc_track_writeback_begin(struct hc_backing *b, struct hc_track *t);

@@ -1778,6 +1778,75 @@ static void hc_request_work(struct work_struct *work)
 		hc_request_end(req);
 }
 
+/*
+ * A bio that finds no cache set while a detach decides whether it can go
+ * (hc_request_hold()): park it, in the same RCU read section that found
+ * io_cache empty. Passed around the cache now, it would land on the
+ * backing device under keys that the cache keeps if the detach gives up:
+ * clean ones then stale, dirty ones hiding it. Return: true if parked.
+ */
+static bool hc_request_park(struct hc_backing *b, struct bio *bio)
+{
+	unsigned long flags;
+	bool held = false;
+
+	/* Pairs with the barrier in hc_request_hold(). */
+	smp_rmb();
+	if (!READ_ONCE(b->io_hold))
+		return false;
+	spin_lock_irqsave(&b->hold_lock, flags);
+	if (b->io_hold) {
+		bio_list_add(&b->io_held, bio);
+		held = true;
+	}
+	spin_unlock_irqrestore(&b->hold_lock, flags);
+	return held;
+}
+
+/**
+ * hc_request_hold() - bios wait while a detach decides
+ * @b: an attached backing device; hc_register_lock held
+ *
+ * Called before hc_request_detach() by a detach that may yet give up:
+ * from the moment the cache is unpublished, bios sent to the disk wait
+ * until hc_request_release(), which sends them to the cache again if the
+ * detach gave up, or around it if the device is detached.
+ */
+void hc_request_hold(struct hc_backing *b)
+{
+	lockdep_assert_held(&hc_register_lock);
+	spin_lock_irq(&b->hold_lock);
+	b->io_hold = true;
+	spin_unlock_irq(&b->hold_lock);
+	/* io_hold before io_cache empty; pairs with hc_request_park(). */
+	smp_wmb();
+}
+
+/**
+ * hc_request_release() - the detach has decided: send the waiting bios on
+ * @b: the backing device; hc_register_lock held
+ *
+ * If the cache was published again (the detach gave up), an RCU grace
+ * period first, so that no bio can still find io_cache empty and pass the
+ * cache once io_hold is clear. May sleep.
+ */
+void hc_request_release(struct hc_backing *b)
+{
+	struct bio_list held;
+	struct bio *bio;
+
+	lockdep_assert_held(&hc_register_lock);
+	if (rcu_access_pointer(b->io_cache))
+		synchronize_rcu();
+	spin_lock_irq(&b->hold_lock);
+	b->io_hold = false;
+	held = b->io_held;
+	bio_list_init(&b->io_held);
+	spin_unlock_irq(&b->hold_lock);
+	while ((bio = bio_list_pop(&held)))
+		submit_bio_noacct(bio);
+}
+
 /**
  * hc_request_submit() - take a bio sent to /dev/hcacheN, if attached
  * @b: the backing device
@@ -1786,19 +1855,25 @@ static void hc_request_work(struct work_struct *work)
  * Called from the disk's submit_bio(). May sleep (for a request from the
  * device's reserve, when memory is short).
  *
- * Return: true if the cache set handles @bio; false if @b is not attached
- * and the caller passes it through.
+ * Return: true if the cache set handles @bio, or it waits for a detach to
+ * decide (hc_request_hold()); false if @b is not attached and the caller
+ * passes it through.
  */
 bool hc_request_submit(struct hc_backing *b, struct bio *bio)
 {
 	struct hc_cache_set *c;
 	struct hc_request *req;
+	bool held = false;
 
 	rcu_read_lock();
 	c = rcu_dereference(b->io_cache);
 	if (c)
 		atomic_inc(&b->io_active);
+	else
+		held = hc_request_park(b, bio);
 	rcu_read_unlock();
+	if (held)
+		return true;
 	if (!c)
 		return false;
 
@@ -1853,8 +1928,9 @@ void hc_request_attach(struct hc_backing *b)
  * hc_request_detach() - stop caching @b's I/O and wait for what is in flight
  * @b: a backing device; hc_register_lock held
  *
- * New bios pass through from when this is called; returns once no request
- * or promotion refers to the cache set any more. May sleep.
+ * New bios pass through from when this is called, or wait, if a detach
+ * holds them (hc_request_hold()); returns once no request or promotion
+ * refers to the cache set any more. May sleep.
  */
 void hc_request_detach(struct hc_backing *b)
 {
