@@ -30,6 +30,8 @@ enum hc_delay_point {
 	HC_DELAY_PROMOTE_TRACK,
 	/* a detach has drained the requests in flight, not yet decided */
 	HC_DELAY_DETACH_DRAINED,
+	/* a flush has flushed the backing device, not yet the journal */
+	HC_DELAY_FLUSH_BACKING,
 	HC_DELAY_NR,
 };
 

@@ -90,7 +90,7 @@
 
 static struct workqueue_struct *hc_io_wq;
 
-static void hc_write_drain_locked(struct hc_cache_set *c);
+static int hc_write_drain_locked(struct hc_cache_set *c);
 static void hc_write_drain(struct hc_cache_set *c);
 
 #define HC_TRACK_START(t)	((t)->start)
@@ -1196,10 +1196,12 @@ static void hc_write_backing_only(struct hc_request *req, bool fua)
 /*
  * A PREFLUSH: make every write completed so far durable. Their keys and
  * invalidations are in the journal's open entry (the acked writes' put
- * there now), or already written; the
- * journal write's PREFLUSH flushes the cache device's data under them.
- * The backing device is flushed first, so that a clean key (writethrough)
- * is never durable before the data it says the backing device holds.
+ * there now), or already written; the journal write's PREFLUSH flushes
+ * the cache device's data under them. The backing device is flushed
+ * first, so that a clean key (writethrough) is never durable before the
+ * data it says the backing device holds. A set that can no longer write
+ * its metadata, or a key that could not go in, fails the flush: the
+ * writes it covers are not durable.
  */
 static int hc_flush(struct hc_request *req)
 {
@@ -1209,9 +1211,12 @@ static int hc_flush(struct hc_request *req)
 	ret = blkdev_issue_flush(req->b->bdev);
 	if (ret)
 		return ret;
+	hc_debug_delay(HC_DELAY_FLUSH_BACKING);
 	down_write(&c->meta_lock);
-	hc_write_drain_locked(c);
-	if (c->journal.nr && !c->meta_failed)
+	ret = hc_write_drain_locked(c);
+	if (!ret && c->meta_failed)
+		ret = -EIO;
+	if (!ret && c->journal.nr)
 		ret = hc_journal_write(c);
 	up_write(&c->meta_lock);
 	return ret;
@@ -1485,11 +1490,12 @@ static void hc_write_finish(struct hc_request *req)
  * I/O is done off write_done, oldest first, insert their keys, write the
  * journal if any of them is FUA, and move them to @done, for
  * hc_write_finish(). Taking them under meta_lock means that whoever takes
- * it next finds their keys in. Return: how many.
+ * it next finds their keys in. *@err (if not NULL) receives the first
+ * insert's error, if it had none. Return: how many.
  */
 static unsigned int hc_write_insert_done(struct hc_cache_set *c,
 					 struct list_head *done,
-					 unsigned int max)
+					 unsigned int max, int *err)
 {
 	struct hc_request *req, *tmp;
 	LIST_HEAD(batch);
@@ -1510,6 +1516,8 @@ static unsigned int hc_write_insert_done(struct hc_cache_set *c,
 	spin_unlock_irq(&c->write_lock);
 	list_for_each_entry(req, &batch, inserts) {
 		hc_write_insert(req);
+		if (err && req->insert_ret && !*err)
+			*err = req->insert_ret;
 		if (req->acked)
 			hc_track_set_acked(req->b, &req->track, false);
 		else if (req->bio->bi_opf & REQ_FUA)
@@ -1529,18 +1537,21 @@ static unsigned int hc_write_insert_done(struct hc_cache_set *c,
 /*
  * Under meta_lock held for writing: insert the keys of every cached write
  * whose I/O is done, so that what the caller does next sees them (above
- * all, the acked writes'); write_work completes them.
+ * all, the acked writes'); write_work completes them. Return: 0, or the
+ * first insert's error (the set is failing then).
  */
-static void hc_write_drain_locked(struct hc_cache_set *c)
+static int hc_write_drain_locked(struct hc_cache_set *c)
 {
 	LIST_HEAD(done);
+	int err = 0;
 
-	if (!hc_write_insert_done(c, &done, UINT_MAX))
-		return;
+	if (!hc_write_insert_done(c, &done, UINT_MAX, &err))
+		return 0;
 	spin_lock_irq(&c->write_lock);
 	list_splice_tail(&done, &c->write_inserted);
 	spin_unlock_irq(&c->write_lock);
 	mod_delayed_work(hc_io_wq, &c->write_work, 0);
+	return err;
 }
 
 /*
@@ -1586,7 +1597,7 @@ void hc_write_insert_work(struct work_struct *work)
 		spin_unlock_irq(&c->write_lock);
 		if (more) {
 			down_write(&c->meta_lock);
-			hc_write_insert_done(c, &done, HC_WRITE_BATCH);
+			hc_write_insert_done(c, &done, HC_WRITE_BATCH, NULL);
 			up_write(&c->meta_lock);
 		}
 		spin_lock_irq(&c->write_lock);
