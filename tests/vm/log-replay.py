@@ -26,7 +26,7 @@ Commands:
                                 carries)
   apply LOG TARGET FROM TO      write entries FROM..TO-1 to TARGET (a file
                                 or device of the logged device's size)
-  points LOG WRITELOG [--max-between N] [--from-mark NAME]
+  points LOG WRITELOG [--max-between N] [--max-fua N] [--from-mark NAME]
                                 the replay points wb-log-writes.sh checks
                                 (see cmd_points)
   check-stable LOG WRITELOG     every version acknowledged before a mark is
@@ -183,6 +183,12 @@ def cmd_points(a):
         of the longest run of plain writes (at most --max-between in all,
         spread evenly): what was acknowledged before the earlier mark, or
         a write intended before the later one;
+      - between two marks, just after a metadata write with FUA and no
+        FLUSH (a btree node, the gen/prio chain) that plain writes logged
+        after it, before the next FLUSH, may have preceded (at most
+        --max-fua in all, spread evenly), with the same rule: a crash
+        there leaves the metadata durable but not those plain writes, so
+        a key in it must not point at data that is not on the device yet;
       - the end of the log (after the clean stop): everything acknowledged;
       - a negative control: just before the first entry carrying data of
         the last round's last plain write. The rule of the mark ending
@@ -209,6 +215,7 @@ def cmd_points(a):
     for n, i in zip(names, idx):
         plan.append((i, "mark-" + n, ["pass,%s,%s" % (n, n)]))
     between = []
+    fua = []
     for k in range(1, len(names)):
         lo, hi = idx[k - 1], idx[k]
         inner = log.entries[lo + 1:hi]
@@ -226,11 +233,20 @@ def cmd_points(a):
         if best[1] >= 2:
             mid = best[0] + best[1] // 2
             between.append((mid, "mid-run-%d-of-%d" % (mid, best[1]), check))
-    between = sorted(set((n, l, tuple(c)) for n, l, c in between))
-    if len(between) > a.max_between:
-        step = len(between) / a.max_between
-        between = [between[int(k * step)] for k in range(a.max_between)]
-    plan += [(n, l, list(c)) for n, l, c in between]
+        for e in inner:
+            if e.flags & FUA and e.flags & METADATA and \
+                    not e.flags & FLUSH and e.index + 1 < hi and \
+                    _plain_before_flush(log, e.index + 1):
+                fua.append((e.index + 1, "after-fua-%d" % e.index, check))
+
+    def spread(points, most):
+        points = sorted(set((n, l, tuple(c)) for n, l, c in points))
+        if len(points) > most:
+            step = len(points) / most
+            points = [points[int(k * step)] for k in range(most)]
+        return [(n, l, list(c)) for n, l, c in points]
+    plan += spread(between, a.max_between)
+    plan += spread(fua, a.max_fua)
     plan.append((log.count, "end", ["pass,%s,-" % names[-1]]))
     # The negative control, on the last round that has a plain write
     # still the acknowledged version of one of its blocks at its mark.
@@ -261,6 +277,18 @@ def cmd_points(a):
     plan.append(neg)
     for n, label, checks in sorted(plan, key=lambda p: p[0]):
         print(n, label, " ".join(checks))
+
+
+def _plain_before_flush(log, i):
+    """Is a plain write logged from entry i on, before the next FLUSH? It
+    completed before that flush, perhaps before entry i: the FUA write
+    just before i reached stable media while it may not have."""
+    for e in log.entries[i:]:
+        if e.flags & FLUSH:
+            return False
+        if e.has_data() and not e.flags & FUA:
+            return True
+    return False
 
 
 def _carries(log, e, w, ver):
@@ -317,6 +345,7 @@ def main():
     s.add_argument("log")
     s.add_argument("writelog")
     s.add_argument("--max-between", type=int, default=8)
+    s.add_argument("--max-fua", type=int, default=8)
     s.add_argument("--from-mark", help="no point before this mark")
     s = sub.add_parser("check-stable")
     s.add_argument("log")

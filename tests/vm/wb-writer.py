@@ -240,6 +240,7 @@ class Writer:
         self.next = a.first_version
         self.acked = 0
         self.intended = 0
+        self.btree_flush = a.btree_flush
 
     def pick(self):
         if self.rng.random() < 0.25:
@@ -264,6 +265,15 @@ class Writer:
             die("short write: %d of %d bytes at block %d" % (done, cnt * BLOCK, blk))
         return ver
 
+    def fdatasync(self):
+        """fdatasync the plain writes; with --btree-flush, write the btree
+        out first, so that node writes carry keys of data that only the
+        fdatasync makes stable."""
+        if self.btree_flush:
+            with open(self.btree_flush, "w") as f:
+                f.write("btree\n")
+        os.fdatasync(self.plain)
+
     def ack(self, vers):
         for ver in vers:
             append_line(self.log, "A %d" % ver)
@@ -277,7 +287,7 @@ class Writer:
         else:
             vers = [self.write(self.plain, "s")
                     for _ in range(self.rng.choice((1, 1, 2, 3, 4)))]
-            os.fdatasync(self.plain)
+            self.fdatasync()
             self.ack(vers)
 
 
@@ -292,7 +302,7 @@ def cmd_write(a):
             # One plain write last, so every round has a write that is
             # durable only through the fdatasync before its mark.
             ver = w.write(w.plain, "s")
-            os.fdatasync(w.plain)
+            w.fdatasync()
             w.ack([ver])
             if a.mark_dm:
                 subprocess.run(["dmsetup", "message", a.mark_dm, "0", "mark",
@@ -451,6 +461,9 @@ def main():
                    help="half the writes go to the first HOT blocks")
     w.add_argument("--max-blocks", type=int, default=16)
     w.add_argument("--rng-seed", type=int)
+    w.add_argument("--btree-flush", metavar="FILE",
+                   help="write 'btree' to FILE (a set's debugfs flush) "
+                   "before every fdatasync")
     w.add_argument("--note")
     v = sub.add_parser("verify", help="check the region against the log")
     v.add_argument("dev")

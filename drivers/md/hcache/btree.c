@@ -239,8 +239,8 @@ static int hc_node_write_whole(struct hc_cache_set *c,
 			     c->node_buf + hdr_bytes, set_bytes);
 	if (WARN_ON_ONCE(ret))
 		return ret;
-	ret = hc_meta_io(c, REQ_OP_WRITE | REQ_META | REQ_FUA, sector,
-			 c->node_buf, hdr_bytes + set_bytes);
+	ret = hc_meta_write(c, REQ_OP_WRITE | REQ_META | REQ_FUA, sector,
+			    c->node_buf, hdr_bytes + set_bytes);
 	if (ret)
 		return ret;
 	n->bucket = bucket;
@@ -366,9 +366,9 @@ static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n)
 			     bytes);
 	if (WARN_ON_ONCE(ret))
 		return ret;
-	ret = hc_meta_io(c, REQ_OP_WRITE | REQ_META | REQ_FUA,
-			 hc_bucket_to_sector(&c->geom, n->bucket) +
-			 (n->written >> SECTOR_SHIFT), c->node_buf, bytes);
+	ret = hc_meta_write(c, REQ_OP_WRITE | REQ_META | REQ_FUA,
+			    hc_bucket_to_sector(&c->geom, n->bucket) +
+			    (n->written >> SECTOR_SHIFT), c->node_buf, bytes);
 	if (ret)
 		return ret;
 	n->written += bytes;

@@ -130,6 +130,39 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 	return 0;
 }
 
+/**
+ * hc_meta_write() - a metadata write that can make keys durable
+ * @c: the set; meta_lock held for writing
+ * @opf: REQ_OP_WRITE with flags (FUA for a btree node)
+ * @sector: where
+ * @buf: kmalloc or vmalloc memory, page aligned
+ * @bytes: how much, a multiple of 512
+ *
+ * A key must never be durable before the data it points to: a btree node
+ * (or journal entry) that reaches stable media while that data is still in
+ * the cache device's volatile write cache would, after a power cut, point
+ * at whatever the bucket held before, another block's data. So the write
+ * carries PREFLUSH whenever a data write completed since the last flush
+ * (most node writes follow a journal write, which flushed everything, and
+ * add nothing). May sleep.
+ *
+ * Return: 0 or the device's error (hc_meta_io()).
+ */
+int hc_meta_write(struct hc_cache_set *c, blk_opf_t opf, u64 sector,
+		  void *buf, size_t bytes)
+{
+	u64 seen = atomic64_read(&c->data_written);
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (seen != c->data_flushed)
+		opf |= REQ_PREFLUSH;
+	ret = hc_meta_io(c, opf, sector, buf, bytes);
+	if (!ret && (opf & REQ_PREFLUSH))
+		c->data_flushed = seen;
+	return ret;
+}
+
 static void hc_io_batch_endio(struct bio *bio)
 {
 	struct hc_io_batch *batch = bio->bi_private;

@@ -6,7 +6,8 @@
  *   keys   read: every leaf key, "bdev:start-end @cache-sector gen g c|d"
  *          ("bdev:start-end whiteout" cannot appear: leaves hold none)
  *   flush  write "journal": write the open journal entry; "btree": write
- *          every dirty btree node, then a journal entry
+ *          every dirty btree node, then a journal entry; either inserts
+ *          the keys of the cached writes done so far first
  *
  * A debug build (debug.h) adds the files that may break the set's
  * promises, and its delay and fault points (debug_knobs.c).
@@ -157,6 +158,8 @@ static ssize_t hc_flush_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
+	/* The keys of writes done but not yet inserted are written too. */
+	hc_write_drain(c);
 	down_write(&c->meta_lock);
 	if (sysfs_streq(buf, "btree"))
 		ret = hc_btree_flush(c);

@@ -412,6 +412,9 @@ static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 					   got, r);
 			ret = r;
 			got = 0;
+		} else {
+			/* Before the keys: metadata flushes the copies first. */
+			atomic64_inc(&c->data_written);
 		}
 	}
 

@@ -691,6 +691,12 @@ enum hc_stop_policy {
  * @table_bucket: where it is on disk, 0 if never written
  * @leaf_keys: keys in all leaves
  * @errors: metadata I/O errors and corruptions seen
+ * @data_written: data writes to the cache device completed (cached
+ *	writes, promotions, moving GC's copies), counted before their keys
+ *	go in; any context
+ * @data_flushed: @data_written as it was when the last cache flush that
+ *	completed was issued; @meta_lock. A metadata write that can make
+ *	keys durable adds PREFLUSH while the two differ (hc_meta_write())
  * @meta_failed: an update failed half way, so the tree in memory may name
  *	buckets that were freed: no metadata is written any more, and the
  *	next registration recovers the last state on disk; @meta_lock
@@ -783,6 +789,8 @@ struct hc_cache_set {
 
 	u64			leaf_keys;
 	atomic64_t		errors;
+	atomic64_t		data_written;
+	u64			data_flushed;
 	bool			meta_failed;
 	struct {
 		u64		node_writes;
@@ -846,6 +854,7 @@ void hc_request_exit_backing(struct hc_backing *b);
 bool hc_request_submit(struct hc_backing *b, struct bio *bio);
 int hc_promote_thread(void *arg);
 void hc_write_insert_work(struct work_struct *work);
+void hc_write_drain(struct hc_cache_set *c);
 void hc_request_attach(struct hc_backing *b);
 void hc_request_detach(struct hc_backing *b);
 void hc_request_hold(struct hc_backing *b);
@@ -896,6 +905,8 @@ struct hc_cache_set *hc_cache_set_find(const u8 *set_uuid);
 void hc_cache_set_free(struct hc_cache_set *c);
 int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 	       size_t bytes);
+int hc_meta_write(struct hc_cache_set *c, blk_opf_t opf, u64 sector,
+		  void *buf, size_t bytes);
 
 /**
  * struct hc_io_batch - cache device I/O in flight together (cache_set.c)

@@ -410,10 +410,10 @@ int hc_journal_write(struct hc_cache_set *c)
 		j->cur = next;
 		j->offset = 0;
 	}
-	ret = hc_meta_io(c, REQ_OP_WRITE | REQ_META | REQ_SYNC |
-			 REQ_PREFLUSH | REQ_FUA,
-			 hc_journal_sector(c, j->cur, j->offset), j->buf,
-			 padded);
+	ret = hc_meta_write(c, REQ_OP_WRITE | REQ_META | REQ_SYNC |
+			    REQ_PREFLUSH | REQ_FUA,
+			    hc_journal_sector(c, j->cur, j->offset), j->buf,
+			    padded);
 	if (ret)
 		return ret;
 	j->bucket_seq[j->cur] = j->seq;

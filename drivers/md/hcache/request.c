@@ -91,7 +91,6 @@
 static struct workqueue_struct *hc_io_wq;
 
 static int hc_write_drain_locked(struct hc_cache_set *c);
-static void hc_write_drain(struct hc_cache_set *c);
 
 #define HC_TRACK_START(t)	((t)->start)
 #define HC_TRACK_LAST(t)	((t)->end - 1)
@@ -690,6 +689,8 @@ static void hc_promote_write_endio(struct bio *bio)
 		hc_cache_set_error(c, "promotion write at cache sector %llu failed: error %d",
 				   hc_ptr_offset(p->key.ptr),
 				   blk_status_to_errno(bio->bi_status));
+	else
+		atomic64_inc(&c->data_written);
 	spin_lock_irqsave(&c->promote_lock, flags);
 	list_add_tail(&p->done, &c->promote_done);
 	spin_unlock_irqrestore(&c->promote_lock, flags);
@@ -1366,6 +1367,9 @@ static void hc_write_endio(struct bio *bio)
 	struct hc_frag *f = container_of(bio, struct hc_frag, bio);
 	struct hc_request *req = f->req;
 
+	/* Counted before the key goes in: metadata then flushes it first. */
+	if (f->ptr && !bio->bi_status)
+		atomic64_inc(&req->c->data_written);
 	hc_write_frag_status(f);
 	if (atomic_dec_and_test(&req->remaining))
 		hc_write_io_done(req);
@@ -1554,12 +1558,15 @@ static int hc_write_drain_locked(struct hc_cache_set *c)
 	return err;
 }
 
-/*
+/**
+ * hc_write_drain() - insert the keys of every cached write whose I/O is done
+ * @c: the set
+ *
  * hc_write_drain_locked(), taking meta_lock. Writes write_work has taken
  * are inserted under its hold of meta_lock: a caller that takes meta_lock
- * next finds them in, so only write_done needs looking at.
+ * next finds them in, so only write_done needs looking at. May sleep.
  */
-static void hc_write_drain(struct hc_cache_set *c)
+void hc_write_drain(struct hc_cache_set *c)
 {
 	bool empty;
 

@@ -34,8 +34,9 @@
 # others version 0); points between two marks (after the first FLUSH
 # entry, in the middle of a run of plain writes), where every write
 # acknowledged before the earlier mark must read back and any block may
-# hold a write intended before the later one; and the end of the log
-# (after the clean stop). At each point a fresh copy of the replayed
+# hold a write intended before the later one; with the same rule, points
+# just after a metadata write with FUA and no flush (up to 8); and the end
+# of the log (after the clean stop). At each point a fresh copy of the replayed
 # cache device and of the final backing device (loop devices) are
 # registered; the set must come up with no error and pass its
 # consistency check, and the region is read through /dev/hcache0.
@@ -49,8 +50,14 @@
 # checker sees such a loss: replayed to just before the first entry that
 # carries the last round's last plain write, the rule of that round's
 # mark must FAIL (and the rule of the mark before it pass).
-# timeout: 330
-# one-kernel: replays every write of a crash (3 min); wb-crash cuts power on both kernels
+# Before each fdatasync the writer has the btree written out (debugfs
+# flush "btree": every dirty node, then a journal entry), as journal
+# reclaim, splits and full nodes do in a longer run: those node writes
+# carry keys of plain writes whose data the cache device has not made
+# stable yet (only the fdatasync does). The points just after such a node
+# write (FUA, without a flush) check the rule for metadata: a key durable
+# before the data it points to would read zeros there.
+# timeout: 420
 # drives: cache:32M log:256M backing:8M
 
 # shellcheck disable=SC2034 # io-lib.sh's helpers read the IO_* variables
@@ -108,9 +115,11 @@ hc_log "set $IO_UUID: cache $IO_CDEV (dm-log-writes over $cdisk, log on $ldisk),
 
 start=$(io_now)
 out=$(python3 "$writer" write /dev/hcache0 "$wlog" --first-version 1 --rounds $rounds \
-	--mark-dm "$dm" --hot 128 --max-blocks 8 --note workload 2>&1) ||
-	hc_fail "the writer failed: $out"
-hc_log "$rounds rounds in $(io_elapsed "$start") s: $out"
+	--mark-dm "$dm" --hot 128 --max-blocks 8 --btree-flush "$IO_DBG/flush" \
+	--note workload 2>&1) || hc_fail "the writer failed: $out"
+nodes=$(cat "$IO_SET/internal/btree_node_writes")
+hc_log "$rounds rounds in $(io_elapsed "$start") s: $out; btree nodes written $nodes"
+[ "$nodes" -ge $((rounds / 2)) ] || hc_fail "only $nodes btree node writes during $rounds rounds: the points after node writes test nothing"
 dirty=$(io_read_num "$sys/dirty_data")
 [ "$dirty" -gt 0 ] || hc_fail "no dirty data after the writes"
 [ "$(cat "$sys/state")" = dirty ] || hc_fail "state with dirty data: $(cat "$sys/state")"
