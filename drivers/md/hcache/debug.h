@@ -32,6 +32,8 @@ enum hc_delay_point {
 	HC_DELAY_DETACH_DRAINED,
 	/* a flush has flushed the backing device, not yet the journal */
 	HC_DELAY_FLUSH_BACKING,
+	/* a write whose cache half failed is about to go around the cache */
+	HC_DELAY_WRITE_FALLBACK,
 	HC_DELAY_NR,
 };
 

@@ -314,6 +314,8 @@ static void hc_track_wait_writeback(struct hc_backing *b,
  * @reason: why it bypasses the cache, HC_BYPASS_NONE if it does not
  * @missed: some of a read was not cached
  * @cache_failed: a cached write's cache I/O failed
+ * @fallback: a cached write that failed in part: its keys stay out, and
+ *	hc_write_fallback_work() finishes it around the cache
  * @acked: a writeback write whose bio was ended before its key went in
  *	(hc_write_ack()); @remaining then counts the two owners left
  * @resume: where a read stopped in submit_bio() for a worker to go on
@@ -338,6 +340,7 @@ struct hc_request {
 	enum hc_bypass_reason	reason;
 	bool			missed;
 	bool			cache_failed;
+	bool			fallback;
 	bool			acked;
 	u64			resume;
 	struct list_head	frags;
@@ -1149,9 +1152,11 @@ static int hc_invalidate_clean(struct hc_request *req)
  * dirty data stays and is written back later, over whatever part of the
  * failed write landed. With @fua, the cache's part is durable before the
  * request completes. The keys of acked writes go in first, as the
- * invalidation must come after them.
+ * invalidation must come after them. @written: the backing device has
+ * the data already (a writethrough write whose cache half failed, see
+ * hc_write_fallback_work()), its status in the request's.
  */
-static void hc_write_backing_only(struct hc_request *req, bool fua)
+static void hc_write_around(struct hc_request *req, bool fua, bool written)
 {
 	struct hc_cache_set *c = req->c;
 	struct hc_key w;
@@ -1162,7 +1167,8 @@ static void hc_write_backing_only(struct hc_request *req, bool fua)
 	if (ret > 0)
 		ret = hc_invalidate_clean(req);
 	if (ret == 1) {
-		hc_to_backing(req, REQ_PREFLUSH);
+		if (!written)
+			hc_to_backing(req, REQ_PREFLUSH);
 		if (req->status)
 			return;
 		ret = blkdev_issue_flush(req->b->bdev);
@@ -1191,7 +1197,8 @@ static void hc_write_backing_only(struct hc_request *req, bool fua)
 		hc_request_set_error(req, BLK_STS_IOERR);
 		return;
 	}
-	hc_to_backing(req, REQ_PREFLUSH);
+	if (!written)
+		hc_to_backing(req, REQ_PREFLUSH);
 }
 
 /*
@@ -1338,7 +1345,7 @@ static void hc_write_queue(struct hc_request *req)
  * nothing is durable before a flush anyway. What could tell is kept
  * from seeing it: its track stays in the tree, marked acked, until the
  * key is in; a read over it (hc_read()), a write that goes around the
- * cache (hc_write_backing_only()) and a flush (hc_flush()) insert the
+ * cache (hc_write_around()) and a flush (hc_flush()) insert the
  * keys of every write done first (hc_write_drain()); cached writes
  * insert in the order their I/O completed. It holds its bucket's pin
  * and the device's dirtying count until then, like any cached write.
@@ -1379,6 +1386,11 @@ static void hc_write_submit_frag(struct hc_frag *f)
 {
 	atomic_inc(&f->req->remaining);
 	f->bio.bi_end_io = hc_write_endio;
+	/* The debug build can fail a cache write as the device would. */
+	if (f->ptr && hc_debug_fault(HC_FAULT_CACHE_WRITE)) {
+		bio_io_error(&f->bio);
+		return;
+	}
 	submit_bio_noacct(&f->bio);
 }
 
@@ -1407,21 +1419,38 @@ static void hc_write_cached_submit(struct hc_request *req)
 		hc_write_io_done(req);
 }
 
+/* hc_btree_visit_range()'s callback: is any of the range dirty? */
+static int hc_dirty_piece(void *priv, const struct hc_key *k, u64 from,
+			  u64 to)
+{
+	return (k->flags & HC_KEY_DIRTY) ? 1 : 0;
+}
+
 /*
  * Under meta_lock held for writing: insert the keys of a cached write
- * whose I/O is done, or, if any of it failed, a whiteout over its range
- * (the cache may hold older data there). Sets req->insert_ret and, for
- * writeback, req->dirty.
+ * whose I/O is done. If any of it failed, none goes in: it is finished
+ * around the cache (hc_write_fallback_work()), which drops what the cache
+ * holds of the range in an order a crash cannot undo. A writethrough
+ * write over dirty data goes in dirty: said clean, its key could be
+ * durable (the journal's timer) before the backing device has flushed the
+ * data, and a crash then would leave the backing device with neither the
+ * new data nor the acknowledged dirty data the key replaced, once the
+ * clean key is evicted. Sets req->insert_ret and, for a dirty key,
+ * req->dirty.
  */
 static void hc_write_insert(struct hc_request *req)
 {
 	struct hc_cache_set *c = req->c;
-	bool writeback = req->mode == HC_MODE_WRITEBACK;
-	bool failed = READ_ONCE(req->cache_failed) || req->status;
+	bool dirty = req->mode == HC_MODE_WRITEBACK;
 	struct hc_frag *f;
 	int ret = 0;
 
 	lockdep_assert_held_write(&c->meta_lock);
+	req->fallback = READ_ONCE(req->cache_failed) || req->status;
+	if (!dirty && !req->fallback)
+		dirty = hc_btree_visit_range(c, req->id, req->track.start,
+					     req->track.end, hc_dirty_piece,
+					     NULL) == 1;
 	list_for_each_entry(f, &req->frags, node) {
 		struct hc_key k = {
 			.bdev_id = req->id,
@@ -1429,31 +1458,42 @@ static void hc_write_insert(struct hc_request *req)
 			.size = f->sectors,
 			.ptr = f->ptr,
 			.nr_ptrs = 1,
-			.flags = writeback ? HC_KEY_DIRTY : 0,
+			.flags = dirty ? HC_KEY_DIRTY : 0,
 		};
 
-		if (!ret && !failed)
+		if (!ret && !req->fallback)
 			ret = hc_insert(c, &k);
 		hc_bucket_unpin(c, hc_ptr_offset(f->ptr));
 	}
-	if (failed || ret) {
+	if (ret) {
 		struct hc_key w = hc_request_whiteout(req);
 
 		ret = hc_insert(c, &w);
 	}
 	req->insert_ret = ret;
-	req->dirty = writeback ? hc_dirty_sectors(c, req->id) : 0;
+	req->dirty = dirty && !req->fallback ? hc_dirty_sectors(c, req->id) : 0;
 }
 
-/* writeback: its cache write failed, so the data is nowhere yet. */
+/*
+ * A cached write that failed in part (req->fallback), finished around the
+ * cache in a worker, as it waits for the backing device: in writeback its
+ * data is nowhere yet and goes to the backing device now; in writethrough
+ * the backing device has it already (or failed it, and the request fails).
+ * Either way, hc_write_around() drops what the cache holds of the range:
+ * the clean keys at once, the dirty ones only once the new data is durable
+ * on the backing device.
+ */
 static void hc_write_fallback_work(struct work_struct *work)
 {
 	struct hc_request *req = container_of(work, struct hc_request, work);
+	bool writeback = req->mode == HC_MODE_WRITEBACK;
 
+	hc_debug_delay(HC_DELAY_WRITE_FALLBACK);
 	atomic_set(&req->remaining, 1);
 	reinit_completion(&req->done);
-	hc_to_backing(req, REQ_PREFLUSH);
-	hc_writeback_dirty_end(req->b);
+	hc_write_around(req, req->bio->bi_opf & REQ_FUA, !writeback);
+	if (writeback)
+		hc_writeback_dirty_end(req->b);
 	hc_request_end(req);
 }
 
@@ -1471,7 +1511,7 @@ static void hc_write_finish(struct hc_request *req)
 	}
 	if (req->through)
 		bio_put(&req->through->bio);
-	if (writeback && READ_ONCE(req->cache_failed) && !req->status) {
+	if (req->fallback) {
 		/* A worker: this one must not wait for a backing write. */
 		INIT_WORK(&req->work, hc_write_fallback_work);
 		queue_work(hc_io_wq, &req->work);
@@ -1524,13 +1564,13 @@ static unsigned int hc_write_insert_done(struct hc_cache_set *c,
 			*err = req->insert_ret;
 		if (req->acked)
 			hc_track_set_acked(req->b, &req->track, false);
-		else if (req->bio->bi_opf & REQ_FUA)
+		else if ((req->bio->bi_opf & REQ_FUA) && !req->fallback)
 			fua = true;
 	}
 	if (fua && !c->meta_failed) {
 		ret = hc_journal_write(c);
 		list_for_each_entry(req, &batch, inserts)
-			if (ret && !req->acked &&
+			if (ret && !req->acked && !req->fallback &&
 			    (req->bio->bi_opf & REQ_FUA) && !req->insert_ret)
 				req->insert_ret = ret;
 	}
@@ -1645,7 +1685,7 @@ static bool hc_write(struct hc_request *req)
 
 	if (bio_op(bio) != REQ_OP_WRITE) {
 		/* Discard, write-zeroes: drop the cached copy, pass it on. */
-		hc_write_backing_only(req, fua);
+		hc_write_around(req, fua, false);
 		return false;
 	}
 	/*
@@ -1670,7 +1710,7 @@ static bool hc_write(struct hc_request *req)
 		}
 	}
 	if (req->reason != HC_BYPASS_NONE) {
-		hc_write_backing_only(req, fua);
+		hc_write_around(req, fua, false);
 		return false;
 	}
 	if (mode != HC_MODE_WRITEBACK)

@@ -1,0 +1,189 @@
+# Dirty data is dropped only once its replacement is durable on the
+# backing device (data-safety path 2), checked with power cuts. Both
+# devices are memory-backed null_blk disks with a volatile write cache
+# (cache_size: writes stay in RAM until a flush or FUA, and are dropped
+# when the disk is powered off), each under a dm-linear device that
+# hcache uses. A power cut: both dm devices are suspended (nothing more
+# reaches either disk), both disks are powered off, the dm devices get an
+# error table so that hcache lets go, and the module is unloaded; then the
+# disks are powered on again, the dm devices point at them again, and the
+# set is registered as at boot.
+#
+# null_blk keeps in its volatile cache only writes to pages it never
+# stored (an overwrite of a stored page goes to storage at once), so each
+# case uses 64 KiB of the backing device never written before: version 0
+# is what that reads, zeros. Version 1 is written through hcache0 in
+# writeback and made durable (fsync): dirty in the cache, acknowledged.
+# Then version 2 goes over the same 64 KiB:
+#   wb-fua    writeback, an O_DSYNC write whose cache write fails (the
+#             debug build's fault point cache_write: the device returns an
+#             error for it), held (delay point write_fallback, 3 s) before
+#             it goes to the backing device instead; power is cut there
+#   wb-plain  the same with a plain write (its key's journal entry is
+#             written by the timer meanwhile)
+#   wt-fail   writethrough, a plain write whose cache write fails and whose
+#             backing write works; it completes; power is cut 0.5 s later
+#   wt-dirty  writethrough, a plain write that works, over the dirty data;
+#             it completes; power is cut 0.5 s later
+# After the cut: hcache0 must read version 1 or 2 (version 2 was never
+# made durable, so either), and once written back, so must the backing
+# device. Version 0 means acknowledged data was lost: the older dirty key
+# was dropped (a whiteout, or a clean key over it) durably before version
+# 2 was durable on the backing device, and the power cut lost version 2.
+# Every case runs before the test fails, naming each that lost.
+# timeout: 420
+# expect-log: hcache: .*: cache set .*: .*(failed|error -5)
+# expect-log: hcache: .*: cache set .* failed: its metadata can no longer be written
+# expect-log: hcache: .*: cache set .*: (update failed half way|io_errors reached|.*errors)
+# expect-log: hcache: .*:   (dirty sectors|[0-9]+ dirty ranges|\(the list ends early)
+# expect-log: hcache: .*: stopping: its failed cache set
+# expect-log: hcache: .*: (writeback|flush|cannot)
+
+. "$HC_ROOT/tests/vm/io-lib.sh"
+
+KiB=1024
+W=$(mktemp -d /tmp/pc-fail.XXXXXX)
+cfg=/sys/kernel/config/nullb
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+# The disks, once: a cache and a slower backing disk, each with an 8 MiB
+# volatile write cache.
+c_raw=$(hc_nullb pcc 64 cache_size=8)
+b_raw=$(hc_nullb pcb 128 cache_size=8 irqmode=2 completion_nsec=500000)
+c_sectors=$(hc_size "$c_raw")
+b_sectors=$(hc_size "$b_raw")
+
+# pc_disk NAME: the /dev node of null_blk NAME now (6.1 names the disk
+# after its configfs directory, 6.12 nullbINDEX).
+pc_disk() {
+	if [ -b "/dev/$1" ]; then
+		echo "/dev/$1"
+	else
+		echo "/dev/nullb$(cat "$cfg/$1/index")"
+	fi
+}
+
+# pc_dm_point: the dm devices at the disks (created or reloaded).
+pc_dm_point() {
+	c_raw=$(pc_disk pcc)
+	b_raw=$(pc_disk pcb)
+	if dmsetup info pc_c >/dev/null 2>&1; then
+		hc_dm_reload pc_c "0 $c_sectors linear $c_raw 0"
+		hc_dm_reload pc_b "0 $b_sectors linear $b_raw 0"
+	else
+		hc_dm_create pc_c "0 $c_sectors linear $c_raw 0" >/dev/null
+		hc_dm_create pc_b "0 $b_sectors linear $b_raw 0" >/dev/null
+	fi
+	IO_CDEV=/dev/$(dmsetup info -c --noheadings -o blkdevname pc_c)
+	IO_BDEV=/dev/$(dmsetup info -c --noheadings -o blkdevname pc_b)
+	IO_CNAME=${IO_CDEV#/dev/}
+	IO_BNAME=${IO_BDEV#/dev/}
+	IO_BDEVS=("$IO_BDEV")
+}
+
+# pc_cut: the power cut, then everything of hcache gone and unloaded.
+pc_cut() {
+	dmsetup suspend --noflush --noudevsync pc_c pc_b || hc_fail "dmsetup suspend failed"
+	echo 0 >"$cfg/pcc/power"
+	echo 0 >"$cfg/pcb/power"
+	dmsetup load pc_c --table "0 $c_sectors error" &&
+		dmsetup load pc_b --table "0 $b_sectors error" &&
+		dmsetup resume --noudevsync pc_c &&
+		dmsetup resume --noudevsync pc_b || hc_fail "dmsetup: no error tables"
+	[ ! -d "$IO_SET" ] || printf '1\n' >"$IO_SET/stop" 2>/dev/null || :
+	hc_wait test ! -e "$IO_SET"
+	hc_wait io_no_hcache
+	hc_unload
+	echo 1 >"$cfg/pcc/power"
+	echo 1 >"$cfg/pcb/power"
+	udevadm settle 2>/dev/null || :
+	pc_dm_point
+}
+
+# pc_up: load the module and register the set as at boot.
+pc_up() {
+	hc_load
+	hc_write /sys/fs/hcache/register "$IO_CDEV"
+	hc_wait test -d "$IO_SET"
+	dev=$(io_register_backing "$IO_BDEV")
+	[ "$dev" = hcache0 ] || hc_fail "the backing device runs as $dev"
+	sys=$(io_sysdir hcache0)
+}
+
+pc_dm_point
+"$(hc_tool make-hcache)" -C "$IO_CDEV" -B "$IO_BDEV" --block 512 --bucket 64k --writeback >/dev/null ||
+	hc_fail "make-hcache failed"
+IO_UUID=$("$(hc_tool hcache-super-show)" "$IO_CDEV" | awk '$1 == "cset.uuid" { print $2 }')
+IO_OFFSET=$("$(hc_tool hcache-super-show)" "$IO_BDEV" | awk '$1 == "backing.data_offset" { print $2 }')
+IO_SET=/sys/fs/hcache/$IO_UUID
+IO_DBG=/sys/kernel/debug/hcache/$IO_UUID
+blockdev --flushbufs "$IO_CDEV" "$IO_BDEV"
+pc_up
+hc_log "set $IO_UUID on dm over null_blk with volatile caches: cache $IO_CDEV, backing $IO_BDEV as hcache0"
+
+bad=()
+i=0
+for kind in wb-fua wb-plain wt-fail wt-dirty; do
+	base=$((i * 1024 * KiB))
+	head -c $((64 * KiB)) /dev/zero >"$W/v0"
+	for v in 1 2; do
+		head -c $((64 * KiB)) /dev/urandom >"$W/v$v"
+	done
+	io_mode hcache0 writeback
+	io_cutoff hcache0 0
+	wb_set hcache0 writeback_running 0
+	dd if="$W/v1" of=/dev/hcache0 bs=64k seek=$((base / (64 * KiB))) oflag=direct \
+		conv=fsync,notrunc status=none || hc_fail "$kind: writing version 1 failed"
+	[ "$(wb_dirty hcache0)" -gt 0 ] || hc_fail "$kind: version 1 is not dirty"
+
+	case $kind in
+	wb-fua | wb-plain)
+		flags=direct
+		[ $kind = wb-fua ] && flags=direct,dsync
+		io_fault_arm cache_write >/dev/null
+		hits=$(io_delay_arm write_fallback 3000)
+		dd if="$W/v2" of=/dev/hcache0 bs=64k seek=$((base / (64 * KiB))) \
+			oflag=$flags conv=notrunc status=none 2>/dev/null &
+		writer=$!
+		io_delay_wait write_fallback "$hits"
+		hc_log "$kind: the failed write is held before the backing device; cutting power"
+		pc_cut
+		wait $writer && hc_log "$kind: the write of version 2 succeeded" ||
+			hc_log "$kind: the write of version 2 failed at the cut (allowed: never acknowledged)"
+		;;
+	wt-fail | wt-dirty)
+		io_mode hcache0 writethrough
+		[ $kind = wt-fail ] && io_fault_arm cache_write >/dev/null
+		io_put "$W/v2" /dev/hcache0 $base
+		sleep 0.5
+		hc_log "$kind: version 2 written (not made durable); cutting power"
+		pc_cut
+		;;
+	esac
+	pc_up
+	io_get /dev/hcache0 $base $((64 * KiB)) "$W/got"
+	if cmp -s "$W/got" "$W/v0"; then
+		bad+=("$kind: hcache0 reads version 0 (zeros) after the cut: version 1, acknowledged and flushed, is lost")
+	elif ! cmp -s "$W/got" "$W/v1" && ! cmp -s "$W/got" "$W/v2"; then
+		bad+=("$kind: hcache0 reads neither version 1 nor 2: $(wb_diff "$W/got" "$W/v1" $base)")
+	else
+		cmp -s "$W/got" "$W/v1" && got=1 || got=2
+		wb_set hcache0 writeback_percent 0
+		wb_set hcache0 writeback_running 1
+		wb_wait_clean hcache0 60 "$kind"
+		io_get_raw $base $((64 * KiB)) "$W/raw"
+		if cmp -s "$W/raw" "$W/v$got"; then
+			hc_log "$kind: version $got after the cut, on hcache0 and, written back, on the backing device"
+		elif cmp -s "$W/raw" "$W/v0"; then
+			bad+=("$kind: hcache0 reads version $got, but once written back the backing device holds version 0 (zeros): the key over it was clean")
+		else
+			bad+=("$kind: hcache0 reads version $got, the backing device after writeback: $(wb_diff "$W/raw" "$W/v$got" $base)")
+		fi
+	fi
+	i=$((i + 1))
+done
+[ ${#bad[@]} = 0 ] || hc_fail "$(printf '%s; ' "${bad[@]}")"
+hc_log "$i cases, each cut: nothing acknowledged lost"
+io_stop
+hc_unload
+dmsetup remove --noudevsync pc_c pc_b
