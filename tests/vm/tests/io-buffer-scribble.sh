@@ -100,5 +100,8 @@ served() {
 
 served "after the scribbled reads"
 io_restart
+# A restart resets sequential_cutoff: the region's reads would bypass as
+# sequential (hits still, but not counted in cache_hits).
+io_cutoff $dev 0
 served "after a stop and register"
 io_teardown
