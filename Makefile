@@ -75,6 +75,7 @@ check-debug: deps
 	HC_DEBUG=1 ./scripts/build-module.sh "$$HC_KDIR" >/dev/null; \
 	tests/vm/build-selftest.sh "$$HC_KDIR"; \
 	$(MAKE) -C tools; \
+	$(MAKE) -C tests/vm/helpers; \
 	HC_APPEND="null_blk.nr_devices=0 pci=noacpi" HC_BOOT_SECONDS=180 HC_TIME_SCALE=3 \
 		./tests/run --filter "vm/$(T)"
 
@@ -114,6 +115,7 @@ clean:
 	rm -rf build
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
+	$(MAKE) -C tests/vm/helpers clean
 
 help:
 	@sed -n '3,18s/^# \{0,1\}//p' Makefile

@@ -83,6 +83,14 @@ hc_tool() {
 	echo "$HC_ROOT/tools/$1"
 }
 
+# hc_helper NAME: path of a test helper built from tests/vm/helpers/NAME.c
+# (on the host, by tests/run's vm build step).
+hc_helper() {
+	[ -x "$HC_ROOT/tests/vm/helpers/build/$1" ] ||
+		hc_fail "helper $1 is not built (make -C tests/vm/helpers)"
+	echo "$HC_ROOT/tests/vm/helpers/build/$1"
+}
+
 # hc_write FILE VALUE: write VALUE to a sysfs FILE; fails the test on error.
 hc_write() {
 	printf '%s\n' "$2" >"$1" || hc_fail "writing '$2' to $1 failed"
