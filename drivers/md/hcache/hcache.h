@@ -126,9 +126,11 @@
  * device); gaps read the backing device and, unless bypassed or refused
  * by the backing device's admission policy (second_access, the default:
  * a full cache takes a block on its second miss, remembered in the set's
- * lock-free admit_ghost table), are promoted: copied into our pages, then
- * written to the cache and inserted clean, in batches, by the set's
- * hcache_promote thread at nice 19. Leaves
+ * lock-free admit_ghost table), are promoted: read into pages of our own
+ * (never the reader's, which it may change while the read is in flight),
+ * copied to the reader's by a worker, then written to the cache and
+ * inserted clean, in batches, by the set's hcache_promote thread at nice
+ * 19. Leaves
  * hold at most HC_LEAF_KEYS keys, which bounds an insert's memmove. Writes by
  * cache_mode: writethrough (both devices, clean key), writeback (cache
  * only, dirty key, the backing superblock marked dirty first), writearound

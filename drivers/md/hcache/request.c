@@ -22,9 +22,11 @@
  * completes: if the bucket was reused meanwhile, the data read may be
  * another extent's, and the fragment is looked up again. A gap is read
  * from the backing device and, unless bypassed or refused by the
- * admission policy, promoted: its data is copied into pages of our own,
- * the bio completed, and the copy written to the cache and inserted as a
- * clean key afterwards (struct hc_promote).
+ * admission policy, promoted: read into pages of our own, never the
+ * reader's (a reader may change its O_DIRECT buffer while the read is in
+ * flight, and what the cache stores must be what was on disk), copied to
+ * the reader's pages by a worker, the bio completed, and our copy written
+ * to the cache and inserted as a clean key afterwards (struct hc_promote).
  *
  * Writes. writethrough: to both devices, the key inserted clean once both
  * are done; writeback: to the cache only, the key inserted dirty, the
@@ -357,7 +359,10 @@ struct hc_request {
  * @c: the cache set
  * @key: the key to insert: range, pointer once allocated, clean
  * @done: on the set's promote_todo once read, promote_done once written
- * @bio: a bio of our own pages holding the data read
+ * @bio: a bio of our own pages: the miss is read from the backing device
+ *	into them, copied from them to the reader, and written from them to
+ *	the cache. Never the reader's pages, which the reader may change at
+ *	any moment (an O_DIRECT buffer): what the cache stores was on disk.
  */
 struct hc_promote {
 	struct hc_track		track;
@@ -376,9 +381,12 @@ struct hc_promote {
  * @sectors: its size
  * @ptr: the cache pointer read from or written to, 0 for the backing device
  * @dirty: a read from a dirty key
- * @promote: a read miss's promotion, or NULL
- * @iter: the clone's position before it was submitted, to copy from
- * @work: looks the piece up again (a read from a reused bucket)
+ * @promote: a read miss's promotion, or NULL; then @bio is not
+ *	submitted: the promotion's own bio reads the data, which is copied
+ *	into @bio's pages (hc_promote_deliver_work())
+ * @iter: the clone's position before it was submitted, to copy to
+ * @work: looks the piece up again (a read from a reused bucket), or
+ *	delivers a promotion's data
  * @bio: the clone; last, the bio set's front padding ends here
  */
 struct hc_frag {
@@ -564,7 +572,7 @@ static struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
 		kfree(p);
 		return NULL;
 	}
-	bio_init(bio, req->c->bdev, bio->bi_inline_vecs, nr, REQ_OP_WRITE);
+	bio_init(bio, req->b->bdev, bio->bi_inline_vecs, nr, REQ_OP_READ);
 	for (i = 0; i < nr; i++) {
 		unsigned int len = min_t(unsigned int, bytes, PAGE_SIZE);
 		struct page *page = alloc_page(gfp);
@@ -700,6 +708,23 @@ static void hc_promote_write_endio(struct bio *bio)
 	wake_up(&c->promote_wait);
 }
 
+/*
+ * Point the promotion's bio, done with, at @bdev for @opf again, over the
+ * same pages: bio_reset() keeps the vector table but forgets its length.
+ */
+static void hc_promote_bio_reset(struct hc_promote *p,
+				 struct block_device *bdev, blk_opf_t opf)
+{
+	struct bio *bio = p->bio;
+	unsigned short i, n = bio->bi_vcnt;
+	struct bio_vec *bv = bio->bi_io_vec;
+
+	bio_reset(bio, bdev, opf);
+	for (i = 0; i < n; i++)
+		__bio_add_page(bio, bv[i].bv_page, bv[i].bv_len,
+			       bv[i].bv_offset);
+}
+
 /* A miss's data is in our pages: find it room in the cache and write it. */
 static void hc_promote_write(struct hc_promote *p)
 {
@@ -719,6 +744,7 @@ static void hc_promote_write(struct hc_promote *p)
 		return;
 	}
 	p->key.ptr = hc_ptr_make(offset, 0, gen);
+	hc_promote_bio_reset(p, c->bdev, REQ_OP_WRITE);
 	p->bio->bi_iter.bi_sector = offset;
 	p->bio->bi_private = p;
 	p->bio->bi_end_io = hc_promote_write_endio;
@@ -805,7 +831,6 @@ static void hc_read_endio(struct bio *bio)
 	struct hc_frag *f = container_of(bio, struct hc_frag, bio);
 	struct hc_request *req = f->req;
 	struct hc_cache_set *c = req->c;
-	struct hc_promote *p = f->promote;
 
 	if (f->ptr) {
 		bool stale = hc_ptr_stale_now(c, f->ptr);
@@ -821,22 +846,63 @@ static void hc_read_endio(struct bio *bio)
 		}
 	}
 	hc_request_set_error(req, bio->bi_status);
-	if (p) {
-		if (!bio->bi_status) {
-			struct bvec_iter dst = p->bio->bi_iter;
-			unsigned long flags;
-
-			bio_copy_data_iter(p->bio, &dst, bio, &f->iter);
-			spin_lock_irqsave(&c->promote_lock, flags);
-			list_add_tail(&p->done, &c->promote_todo);
-			spin_unlock_irqrestore(&c->promote_lock, flags);
-			wake_up(&c->promote_wait);
-		} else {
-			hc_promote_free(p);
-		}
-	}
 	bio_put(bio);
 	hc_request_put(req);
+}
+
+/*
+ * A promoted miss was read into our pages: copy it to the reader's, in a
+ * worker rather than in bio completion (up to a bucket of it), then let
+ * the promotion thread write our copy to the cache.
+ */
+static void hc_promote_deliver_work(struct work_struct *work)
+{
+	struct hc_frag *f = container_of(work, struct hc_frag, work);
+	struct hc_request *req = f->req;
+	struct hc_promote *p = f->promote;
+	struct hc_cache_set *c = req->c;
+	struct bvec_iter src = { .bi_size = p->key.size << SECTOR_SHIFT };
+
+	bio_copy_data_iter(&f->bio, &f->iter, p->bio, &src);
+	spin_lock_irq(&c->promote_lock);
+	list_add_tail(&p->done, &c->promote_todo);
+	spin_unlock_irq(&c->promote_lock);
+	wake_up(&c->promote_wait);
+	bio_put(&f->bio);
+	hc_request_put(req);
+}
+
+static void hc_promote_read_endio(struct bio *bio)
+{
+	struct hc_frag *f = bio->bi_private;
+	struct hc_request *req = f->req;
+
+	if (bio->bi_status) {
+		hc_request_set_error(req, bio->bi_status);
+		hc_promote_free(f->promote);
+		bio_put(&f->bio);
+		hc_request_put(req);
+		return;
+	}
+	INIT_WORK(&f->work, hc_promote_deliver_work);
+	queue_work(hc_io_wq, &f->work);
+}
+
+/*
+ * A miss read for promotion: into the promotion's pages, not the reader's
+ * (see struct hc_promote), the clone @f kept for where the data goes.
+ */
+static void hc_promote_read_submit(struct hc_frag *f)
+{
+	struct hc_promote *p = f->promote;
+
+	atomic_inc(&f->req->remaining);
+	f->iter = f->bio.bi_iter;
+	p->bio->bi_iter.bi_sector = f->bio.bi_iter.bi_sector;
+	p->bio->bi_opf |= f->bio.bi_opf & (REQ_SYNC | REQ_META | REQ_PRIO);
+	p->bio->bi_private = f;
+	p->bio->bi_end_io = hc_promote_read_endio;
+	submit_bio_noacct(p->bio);
 }
 
 static void hc_frag_submit(struct hc_frag *f, bio_end_io_t *endio)
@@ -933,7 +999,10 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 			if (promote)
 				f->promote = hc_promote_alloc(req, start, n);
 		}
-		hc_frag_submit(f, hc_read_endio);
+		if (f->promote)
+			hc_promote_read_submit(f);
+		else
+			hc_frag_submit(f, hc_read_endio);
 		start += n;
 	}
 	return end;
