@@ -60,6 +60,38 @@ void hc_cache_set_meta_fail(struct hc_cache_set *c)
 	hc_cache_set_fail(c, HC_FAIL_METADATA);
 }
 
+/**
+ * hc_vmap_before_io() - make a buffer's bytes visible to a device's DMA
+ * @opf: the I/O about to be done
+ * @buf: kmalloc or vmalloc memory
+ * @bytes: how much of it
+ *
+ * A vmalloc buffer is reached through pages (vmalloc_to_page()) whose
+ * kernel mapping is another alias: on architectures with aliasing data
+ * caches, what the CPU wrote through the vmalloc address must be flushed
+ * before a write. Nothing to do on x86, where the calls are empty.
+ */
+void hc_vmap_before_io(blk_opf_t opf, void *buf, size_t bytes)
+{
+	if (op_is_write(opf) && is_vmalloc_addr(buf))
+		flush_kernel_vmap_range(buf, bytes);
+}
+
+/**
+ * hc_vmap_after_io() - make what a read put in a buffer visible to the CPU
+ * @opf: the I/O done
+ * @buf: kmalloc or vmalloc memory
+ * @bytes: how much of it
+ *
+ * The counterpart of hc_vmap_before_io(): after a read into a vmalloc
+ * buffer, stale cache lines of the vmalloc alias are invalidated.
+ */
+void hc_vmap_after_io(blk_opf_t opf, void *buf, size_t bytes)
+{
+	if (!op_is_write(opf) && is_vmalloc_addr(buf))
+		invalidate_kernel_vmap_range(buf, bytes);
+}
+
 /*
  * One bio for as much of [@buf, @buf + @bytes) as it can take (up to
  * BIO_MAX_VECS pages), at @sector; *@done receives how many bytes.
@@ -105,8 +137,11 @@ static struct bio *hc_buf_bio(struct hc_cache_set *c, blk_opf_t opf,
 int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 	       size_t bytes)
 {
+	void *start = buf;
+	size_t len = bytes;
 	int ret;
 
+	hc_vmap_before_io(opf, buf, bytes);
 	while (bytes) {
 		size_t done;
 		struct bio *bio = hc_buf_bio(c, opf, sector, buf, bytes, &done);
@@ -127,6 +162,7 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 		bytes -= done;
 		opf &= ~REQ_PREFLUSH;
 	}
+	hc_vmap_after_io(opf, start, len);
 	return 0;
 }
 
@@ -197,11 +233,13 @@ void hc_io_batch_init(struct hc_io_batch *batch)
  * For data the caller copies (moving GC): many small pieces in flight at
  * once, merged by the caller's plug where they are adjacent, cost one
  * device latency instead of one each. Nothing orders the bios of a
- * batch. May sleep (for a bio).
+ * batch. After reads, the caller calls hc_vmap_after_io() on its buffer
+ * once the batch is done. May sleep (for a bio).
  */
 void hc_io_batch_add(struct hc_cache_set *c, struct hc_io_batch *batch,
 		     blk_opf_t opf, u64 sector, void *buf, size_t bytes)
 {
+	hc_vmap_before_io(opf, buf, bytes);
 	while (bytes) {
 		size_t done;
 		struct bio *bio = hc_buf_bio(c, opf, sector, buf, bytes, &done);

@@ -359,6 +359,7 @@ static int hc_move_copy(struct hc_cache_set *c, struct hc_move *mv,
 	struct hc_io_batch io;
 	struct blk_plug plug;
 	unsigned int i;
+	int ret;
 
 	hc_io_batch_init(&io);
 	blk_start_plug(&plug);
@@ -372,7 +373,10 @@ static int hc_move_copy(struct hc_cache_set *c, struct hc_move *mv,
 				p->key.size << SECTOR_SHIFT);
 	}
 	blk_finish_plug(&plug);
-	return hc_io_batch_wait(&io);
+	ret = hc_io_batch_wait(&io);
+	if (!ret)
+		hc_vmap_after_io(op, c->gc.move_buf, HC_MOVE_BUF_BYTES);
+	return ret;
 }
 
 /* Copy a batch of pieces, then insert the copies. */

@@ -922,6 +922,8 @@ struct hc_io_batch {
 	blk_status_t	status;
 };
 
+void hc_vmap_before_io(blk_opf_t opf, void *buf, size_t bytes);
+void hc_vmap_after_io(blk_opf_t opf, void *buf, size_t bytes);
 void hc_io_batch_init(struct hc_io_batch *batch);
 void hc_io_batch_add(struct hc_cache_set *c, struct hc_io_batch *batch,
 		     blk_opf_t opf, u64 sector, void *buf, size_t bytes);
