@@ -169,7 +169,8 @@ io_register_backing() {
 # works; the options, e.g. --bucket 128k, are make-hcache's), the module
 # loaded, both registered: the backing device runs as /dev/hcache0,
 # attached, in writethrough. IO_CACHE_ATTRS and IO_BACK_ATTRS hold extra
-# null_blk attributes (e.g. IO_BACK_ATTRS="irqmode=2 completion_nsec=5000000").
+# null_blk attributes (e.g. IO_BACK_ATTRS="irqmode=2 completion_nsec=5000000");
+# IO_PREFILL=1 writes both disks whole first (see there).
 io_setup() {
 	local cmib=$1 bmib=$2 dev
 	shift 2
@@ -180,6 +181,12 @@ io_setup() {
 	IO_BDEV=$(hc_nullb back "$bmib" ${IO_BACK_ATTRS:-})
 	IO_CNAME=$(basename "$(readlink -f "$IO_CDEV")")
 	IO_BNAME=$(basename "$(readlink -f "$IO_BDEV")")
+	# IO_PREFILL=1: every page of both disks written once first, so that
+	# null_blk allocates none later (for tests that fail allocations).
+	if [ "${IO_PREFILL:-}" = 1 ]; then
+		dd if=/dev/zero of="$IO_CDEV" bs=1M count="$cmib" oflag=direct status=none
+		dd if=/dev/zero of="$IO_BDEV" bs=1M count="$bmib" oflag=direct status=none
+	fi
 	"$(hc_tool make-hcache)" -C "$IO_CDEV" -B "$IO_BDEV" --block 512 "$@" >/dev/null ||
 		hc_fail "make-hcache -C $IO_CDEV -B $IO_BDEV --block 512 $* failed"
 	IO_UUID=$("$(hc_tool hcache-super-show)" "$IO_CDEV" | awk '$1 == "cset.uuid" { print $2 }')

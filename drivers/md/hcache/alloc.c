@@ -60,12 +60,21 @@ int hc_alloc_init(struct hc_cache_set *c, bool fresh)
 						  HC_MOVE_RESERVE);
 	c->free[HC_RESERVE_DATA].target = min_t(u64, HC_DATA_BATCH,
 						data_buckets / 4);
+	c->refill_max = c->prio_nr;
 	for (r = 0; r < HC_RESERVE_NR; r++) {
 		c->free[r].b = kvcalloc(c->free[r].target, sizeof(u64),
 					GFP_KERNEL);
 		if (!c->free[r].b)
 			return -ENOMEM;
+		c->refill_max += c->free[r].target;
 	}
+	/* A refill's work areas, so that it never fails for memory. */
+	c->refill_cand = kvcalloc(c->refill_max, sizeof(u64), GFP_KERNEL);
+	c->evict_cand = kvcalloc(c->refill_max, sizeof(*c->evict_cand),
+				 GFP_KERNEL);
+	c->prio_old = kvcalloc(c->prio_nr, sizeof(u64), GFP_KERNEL);
+	if (!c->refill_cand || !c->evict_cand || !c->prio_old)
+		return -ENOMEM;
 	for (i = 0; i < g->nbuckets; i++) {
 		c->buckets[i].m.type = hc_bucket_fixed_type(g, i);
 		c->buckets[i].prio = HC_PRIO_MAX;
@@ -100,6 +109,9 @@ void hc_alloc_exit(struct hc_cache_set *c)
 
 	for (r = 0; r < HC_RESERVE_NR; r++)
 		kvfree(c->free[r].b);
+	kvfree(c->refill_cand);
+	kvfree(c->evict_cand);
+	kvfree(c->prio_old);
 	kvfree(c->prio_chain);
 	vfree(c->buckets);
 }
@@ -191,9 +203,7 @@ static size_t hc_choose_evict(struct hc_cache_set *c, u64 *out, size_t want)
 	 * lru: the lowest priorities go (evict.c); the others age by the
 	 * highest of those, so that what stays untouched goes next.
 	 */
-	cand = kvmalloc_array(want, sizeof(*cand), GFP_NOIO);
-	if (!cand)
-		return 0;
+	cand = c->evict_cand;
 	hc_evict_init(&heap, cand, want);
 	for (i = g->first_bucket; i < g->nbuckets; i++)
 		if (hc_bucket_evictable(c, i) &&
@@ -215,7 +225,6 @@ static size_t hc_choose_evict(struct hc_cache_set *c, u64 *out, size_t want)
 	}
 	for (i = 0; i < n; i++)
 		c->buckets[out[i]].on_freelist = 0;
-	kvfree(cand);
 	return n;
 }
 
@@ -248,9 +257,7 @@ static int hc_prio_write_to(struct hc_cache_set *c, const u64 *chain)
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	old = kvmalloc_array(c->prio_nr, sizeof(u64), GFP_NOIO);
-	if (!old)
-		return -ENOMEM;
+	old = c->prio_old;
 	for (i = 0; i < c->prio_nr; i++) {
 		struct hc_bucket *b = &c->buckets[chain[i]];
 
@@ -290,13 +297,11 @@ static int hc_prio_write_to(struct hc_cache_set *c, const u64 *chain)
 		if (old[i])
 			hc_bucket_free_meta(c, old[i]);
 	c->stats.prio_writes++;
-	kvfree(old);
 	return 0;
 
 out_undo:
 	for (i = 0; i < c->prio_nr; i++)
 		hc_bucket_free_meta(c, chain[i]);
-	kvfree(old);
 	return ret;
 }
 
@@ -342,9 +347,9 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 		want += c->prio_nr;	/* this write's chain */
 	if (!want)
 		return 0;
-	cand = kvmalloc_array(want, sizeof(u64), GFP_NOIO);
-	if (!cand)
-		return -ENOMEM;
+	if (WARN_ON_ONCE(want > c->refill_max))
+		want = c->refill_max;
+	cand = c->refill_cand;
 	c->in_refill = true;
 
 	/* Empty buckets first, from a rotating cursor to spread the wear. */
@@ -427,7 +432,6 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	}
 out:
 	c->in_refill = false;
-	kvfree(cand);
 	hc_avail_update(c);
 	return ret;
 }

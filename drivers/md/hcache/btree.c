@@ -17,6 +17,7 @@
  */
 
 #include "hcache.h"
+#include "debug.h"
 
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -42,13 +43,20 @@ static u32 hc_node_hdr_bytes(struct hc_cache_set *c)
  * a random place in one sorted array, a memmove of half of it, with
  * meta_lock held for writing: a bucket's worth of keys (16k for 512 KiB)
  * made that the biggest cost of a read miss. Leaves are held to
- * HC_LEAF_KEYS; interior nodes, rarely written, fill their bucket.
+ * HC_LEAF_KEYS, interior nodes to HC_INTERIOR_KEYS (a fan-out of
+ * thousands: three levels hold billions of keys), or to what their bucket
+ * holds if less. Their arrays are sized to that, not to the bucket.
  */
+static size_t hc_level_keys_max(struct hc_cache_set *c, u8 level)
+{
+	return min_t(size_t, c->node_cap,
+		     level ? HC_INTERIOR_KEYS : HC_LEAF_KEYS);
+}
+
 static size_t hc_node_keys_max(struct hc_cache_set *c,
 			       const struct hc_btree_node *n)
 {
-	return n->level ? c->node_cap : min_t(size_t, c->node_cap,
-					      HC_LEAF_KEYS);
+	return hc_level_keys_max(c, n->level);
 }
 
 /* A node splits before an insert could leave it more than 3/4 full. */
@@ -63,35 +71,159 @@ static struct hc_pos hc_key_pos(const struct hc_key *k)
 	return (struct hc_pos){ k->bdev_id, k->end };
 }
 
-static struct hc_btree_node *hc_node_alloc(struct hc_cache_set *c, u8 level)
+/* Which reserve a node of @level comes from: 0 for leaves, 1 interior. */
+static unsigned int hc_reserve_pool(u8 level)
 {
-	struct hc_btree_node *n = kzalloc(sizeof(*n), GFP_NOIO);
+	return level ? 1 : 0;
+}
+
+/*
+ * A node with arrays of @cap keys, or NULL. On the I/O path (GFP_NOIO)
+ * the debug build can fail it as memory pressure would.
+ */
+static struct hc_btree_node *hc_node_new(size_t cap, gfp_t gfp)
+{
+	struct hc_btree_node *n;
 	struct hc_key *keys, *pending;
 
+	if (!(gfp & __GFP_IO) && hc_debug_fault(HC_FAULT_NODE_ALLOC))
+		return NULL;
+	n = kzalloc(sizeof(*n), gfp);
 	if (!n)
 		return NULL;
-	keys = kvmalloc_array(c->node_cap, sizeof(*keys), GFP_NOIO);
-	pending = kvmalloc_array(c->node_cap, sizeof(*pending), GFP_NOIO);
+	keys = kvmalloc_array(cap, sizeof(*keys), gfp);
+	pending = kvmalloc_array(cap, sizeof(*pending), gfp);
 	if (!keys || !pending) {
 		kvfree(keys);
 		kvfree(pending);
 		kfree(n);
 		return NULL;
 	}
-	hc_bset_init(&n->keys, keys, c->node_cap);
-	hc_bset_init(&n->pending, pending, c->node_cap);
-	n->pending.keep_whiteouts = true;
-	n->level = level;
-	INIT_HLIST_NODE(&n->hash);
-	INIT_LIST_HEAD(&n->lru);
+	n->keys.keys = keys;
+	n->keys.capacity = cap;
+	n->pending.keys = pending;
+	n->pending.capacity = cap;
 	return n;
 }
 
-static void hc_node_free(struct hc_btree_node *n)
+static void hc_node_release(struct hc_btree_node *n)
 {
 	kvfree(n->keys.keys);
 	kvfree(n->pending.keys);
 	kfree(n);
+}
+
+/* Empty @n for (re)use at @level. */
+static void hc_node_reset(struct hc_btree_node *n, u8 level)
+{
+	struct hc_key *keys = n->keys.keys, *pending = n->pending.keys;
+	size_t cap = n->keys.capacity;
+
+	memset(n, 0, sizeof(*n));
+	hc_bset_init(&n->keys, keys, cap);
+	hc_bset_init(&n->pending, pending, cap);
+	n->pending.keep_whiteouts = true;
+	n->level = level;
+	INIT_HLIST_NODE(&n->hash);
+	INIT_LIST_HEAD(&n->lru);
+	INIT_LIST_HEAD(&n->dirty);
+}
+
+/*
+ * A node for @level: allocated if memory allows at once, else taken from
+ * the set's reserve (struct hc_cache_set.node_reserve), which inserts
+ * keep filled (hc_btree_reserve_fill()): memory pressure must not fail an
+ * update half way, nor a lookup. Any context that may sleep; NULL only
+ * when the reserve is empty too.
+ */
+static struct hc_btree_node *hc_node_alloc(struct hc_cache_set *c, u8 level)
+{
+	const gfp_t gfp = GFP_NOIO | __GFP_NORETRY | __GFP_NOWARN;
+	struct hc_node_reserve *r = &c->node_reserve[hc_reserve_pool(level)];
+	struct hc_btree_node *n = hc_node_new(hc_level_keys_max(c, level), gfp);
+
+	if (!n) {
+		spin_lock(&c->node_reserve_lock);
+		n = list_first_entry_or_null(&r->nodes, struct hc_btree_node,
+					     lru);
+		if (n) {
+			list_del(&n->lru);
+			r->nr--;
+		}
+		spin_unlock(&c->node_reserve_lock);
+		if (!n)
+			return NULL;
+	}
+	hc_node_reset(n, level);
+	return n;
+}
+
+/*
+ * Done with @n (off every list): back to the reserve of its level if that
+ * is short and @n is of its size, else freed. Any context that may sleep.
+ */
+static void hc_node_free(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	struct hc_node_reserve *r = &c->node_reserve[hc_reserve_pool(n->level)];
+
+	if (n->keys.capacity == hc_level_keys_max(c, n->level)) {
+		spin_lock(&c->node_reserve_lock);
+		if (r->nr < HC_NODE_RESERVE) {
+			list_add(&n->lru, &r->nodes);
+			r->nr++;
+			n = NULL;
+		}
+		spin_unlock(&c->node_reserve_lock);
+	}
+	if (n)
+		hc_node_release(n);
+}
+
+/*
+ * Grow @n's arrays to @cap keys, keeping what they hold: for a node read
+ * from disk that holds more than its level now allows (written with
+ * larger limits); it splits at its next insert. Return: 0 or -ENOMEM.
+ */
+static int hc_node_grow(struct hc_btree_node *n, size_t cap)
+{
+	struct hc_key *keys, *pending;
+
+	keys = kvmalloc_array(cap, sizeof(*keys), GFP_NOIO);
+	pending = kvmalloc_array(cap, sizeof(*pending), GFP_NOIO);
+	if (!keys || !pending) {
+		kvfree(keys);
+		kvfree(pending);
+		return -ENOMEM;
+	}
+	memcpy(keys, n->keys.keys, n->keys.nr * sizeof(*keys));
+	memcpy(pending, n->pending.keys, n->pending.nr * sizeof(*pending));
+	kvfree(n->keys.keys);
+	kvfree(n->pending.keys);
+	n->keys.keys = keys;
+	n->keys.capacity = cap;
+	n->pending.keys = pending;
+	n->pending.capacity = cap;
+	return 0;
+}
+
+/*
+ * Note that @n has keys not on disk: hc_btree_flush() and the journal's
+ * reclaim find it on the set's list of dirty nodes. meta_lock held for
+ * writing.
+ */
+static void hc_node_dirtied(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	lockdep_assert_held_write(&c->meta_lock);
+	if (list_empty(&n->dirty))
+		list_add_tail(&n->dirty, &c->dirty_nodes);
+}
+
+/* @n's pending keys are on disk. meta_lock held for writing. */
+static void hc_node_cleaned(struct hc_btree_node *n)
+{
+	n->pending.nr = 0;
+	n->journal_pin = 0;
+	list_del_init(&n->dirty);
 }
 
 static struct hlist_head *hc_node_bucket_head(struct hc_cache_set *c,
@@ -114,6 +246,7 @@ static void hc_node_cache_del(struct hc_cache_set *c, struct hc_btree_node *n)
 	lockdep_assert_held(&c->node_cache_lock);
 	hlist_del_init(&n->hash);
 	list_del_init(&n->lru);
+	list_del_init(&n->dirty);
 	c->nr_nodes--;
 }
 
@@ -126,6 +259,26 @@ static struct hc_btree_node *hc_node_cache_find(struct hc_cache_set *c,
 	hlist_for_each_entry(n, hc_node_bucket_head(c, bucket), hash)
 		if (n->bucket == bucket)
 			return n;
+	return NULL;
+}
+
+/*
+ * Take the least recently used clean leaf out of the node cache, for the
+ * reserve: NULL if there is none. node_cache_lock held, and meta_lock for
+ * writing, so that no lookup holds the leaf.
+ */
+static struct hc_btree_node *hc_node_evict_one(struct hc_cache_set *c)
+{
+	struct hc_btree_node *n;
+
+	lockdep_assert_held(&c->node_cache_lock);
+	lockdep_assert_held_write(&c->meta_lock);
+	list_for_each_entry(n, &c->node_lru, lru) {
+		if (n == c->root || n->pending.nr)
+			continue;
+		hc_node_cache_del(c, n);
+		return n;
+	}
 	return NULL;
 }
 
@@ -142,6 +295,10 @@ int hc_btree_init(struct hc_cache_set *c)
 
 	mutex_init(&c->node_cache_lock);
 	INIT_LIST_HEAD(&c->node_lru);
+	INIT_LIST_HEAD(&c->dirty_nodes);
+	spin_lock_init(&c->node_reserve_lock);
+	for (i = 0; i < ARRAY_SIZE(c->node_reserve); i++)
+		INIT_LIST_HEAD(&c->node_reserve[i].nodes);
 	c->node_cap = (bytes - hc_node_hdr_bytes(c) -
 		       sizeof(struct hc_bset_disk)) /
 		      (hc_key_disk_u64s(1) * sizeof(u64));
@@ -159,7 +316,55 @@ int hc_btree_init(struct hc_cache_set *c)
 		return -ENOMEM;
 	for (i = 0; i < 1U << c->node_hash_bits; i++)
 		INIT_HLIST_HEAD(&c->node_hash[i]);
+	for (i = 0; i < ARRAY_SIZE(c->node_reserve); i++) {
+		struct hc_node_reserve *r = &c->node_reserve[i];
+
+		while (r->nr < HC_NODE_RESERVE) {
+			struct hc_btree_node *n;
+
+			n = hc_node_new(hc_level_keys_max(c, i), GFP_KERNEL);
+			if (!n)
+				return -ENOMEM;
+			list_add(&n->lru, &r->nodes);
+			r->nr++;
+		}
+	}
 	return 0;
+}
+
+/**
+ * hc_btree_reserve_fill() - top up the reserve of nodes
+ * @c: the set; meta_lock held for writing
+ *
+ * Called before an insert, so that the splits and reads it may need find
+ * nodes even when memory is short (hc_node_alloc()). What allocation
+ * cannot give, quickly, comes from the node cache: clean leaves, least
+ * recently used first, evicted into the leaf reserve. Nothing holds a
+ * node across an insert, so any clean leaf may go. May sleep.
+ */
+void hc_btree_reserve_fill(struct hc_cache_set *c)
+{
+	const gfp_t gfp = GFP_NOIO | __GFP_NORETRY | __GFP_NOWARN;
+	unsigned int i;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	for (i = 0; i < ARRAY_SIZE(c->node_reserve); i++) {
+		struct hc_node_reserve *r = &c->node_reserve[i];
+		struct hc_btree_node *n;
+
+		while (READ_ONCE(r->nr) < HC_NODE_RESERVE) {
+			n = hc_node_new(hc_level_keys_max(c, i), gfp);
+			if (!n && !i) {
+				mutex_lock(&c->node_cache_lock);
+				n = hc_node_evict_one(c);
+				mutex_unlock(&c->node_cache_lock);
+			}
+			if (!n)
+				break;
+			hc_node_reset(n, i);
+			hc_node_free(c, n);
+		}
+	}
 }
 
 /**
@@ -178,9 +383,20 @@ void hc_btree_exit(struct hc_cache_set *c)
 			hlist_for_each_entry_safe(n, tmp, &c->node_hash[i],
 						  hash) {
 				hc_node_cache_del(c, n);
-				hc_node_free(n);
+				hc_node_release(n);
 			}
 		mutex_unlock(&c->node_cache_lock);
+	}
+	for (i = 0; i < ARRAY_SIZE(c->node_reserve); i++) {
+		struct hc_node_reserve *r = &c->node_reserve[i];
+
+		while (!list_empty(&r->nodes)) {
+			n = list_first_entry(&r->nodes, struct hc_btree_node,
+					     lru);
+			list_del(&n->lru);
+			r->nr--;
+			hc_node_release(n);
+		}
 	}
 	c->root = NULL;
 	for (i = 0; i < ARRAY_SIZE(c->scratch); i++)
@@ -246,8 +462,7 @@ static int hc_node_write_whole(struct hc_cache_set *c,
 	n->bucket = bucket;
 	n->ptr = hc_ptr_make(sector, 0, c->buckets[bucket].gen);
 	n->written = hdr_bytes + set_bytes;
-	n->pending.nr = 0;
-	n->journal_pin = 0;
+	hc_node_cleaned(n);
 	c->stats.node_writes++;
 	return 0;
 }
@@ -283,6 +498,8 @@ static int hc_node_set_child(struct hc_cache_set *c,
 	ret = hc_bset_insert(&parent->keys, &k, NULL);
 	if (!ret)
 		ret = hc_bset_insert(&parent->pending, &k, NULL);
+	if (!ret)
+		hc_node_dirtied(c, parent);
 	if (ret) {
 		hc_cache_set_error(c, "interior node in bucket %llu full (error %d)",
 				   parent->bucket, ret);
@@ -372,8 +589,7 @@ static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n)
 	if (ret)
 		return ret;
 	n->written += bytes;
-	n->pending.nr = 0;
-	n->journal_pin = 0;
+	hc_node_cleaned(n);
 	c->stats.node_writes++;
 	return 0;
 }
@@ -531,6 +747,13 @@ static int hc_node_read(struct hc_cache_set *c, u64 ptr, u8 level,
 			why = "btree node holds more keys than fit";
 			goto corrupt_free;
 		}
+		if (merged.nr > n->keys.capacity) {
+			ret = hc_node_grow(n, c->node_cap);
+			if (ret) {
+				hc_node_free(c, n);
+				return ret;
+			}
+		}
 		memcpy(n->keys.keys, merged.keys, merged.nr * sizeof(*merged.keys));
 		n->keys.nr = merged.nr;
 		off += round_up(hc_bset_bytes(le32_to_cpu(d->u64s)),
@@ -549,7 +772,7 @@ static int hc_node_read(struct hc_cache_set *c, u64 ptr, u8 level,
 	return 0;
 
 corrupt_free:
-	hc_node_free(n);
+	hc_node_free(c, n);
 corrupt:
 	hc_cache_set_error(c, "btree node in bucket %llu: %s", bucket, why);
 	return -EUCLEAN;
@@ -622,7 +845,7 @@ int hc_btree_new_root(struct hc_cache_set *c)
 	n->max = HC_POS_MAX;
 	ret = hc_node_write_new(c, n);
 	if (ret) {
-		hc_node_free(n);
+		hc_node_free(c, n);
 		return ret;
 	}
 	mutex_lock(&c->node_cache_lock);
@@ -738,8 +961,10 @@ static int hc_node_split(struct hc_cache_set *c, struct hc_btree_node *n)
 		ret = hc_bset_insert(&parent->keys, &k, NULL);
 		if (!ret)
 			ret = hc_bset_insert(&parent->pending, &k, NULL);
-		if (!ret)
+		if (!ret) {
+			hc_node_dirtied(c, parent);
 			ret = hc_node_set_child(c, parent, right);
+		}
 		if (ret) {
 			/* The parent may name left already: keep its bucket. */
 			hc_cache_set_meta_fail(c);
@@ -759,7 +984,7 @@ static int hc_node_split(struct hc_cache_set *c, struct hc_btree_node *n)
 	}
 	mutex_unlock(&c->node_cache_lock);
 	hc_bucket_free_meta(c, n->bucket);
-	hc_node_free(n);
+	hc_node_free(c, n);
 	c->stats.node_splits++;
 	return 0;
 
@@ -769,11 +994,11 @@ out_free_left:
 	hc_bucket_free_meta(c, left->bucket);
 out_free:
 	if (left)
-		hc_node_free(left);
+		hc_node_free(c, left);
 	if (right)
-		hc_node_free(right);
+		hc_node_free(c, right);
 	if (root)
-		hc_node_free(root);
+		hc_node_free(c, root);
 	return ret;
 }
 
@@ -827,7 +1052,7 @@ static int hc_node_merge(struct hc_cache_set *c, struct hc_btree_node *n)
 	m->keys.nr = left->keys.nr + right->keys.nr;
 	ret = hc_node_write_new(c, m);
 	if (ret) {
-		hc_node_free(m);
+		hc_node_free(c, m);
 		return ret;
 	}
 	m->parent = parent;
@@ -839,8 +1064,10 @@ static int hc_node_merge(struct hc_cache_set *c, struct hc_btree_node *n)
 	ret = hc_bset_insert(&parent->keys, &gone, NULL);
 	if (!ret)
 		ret = hc_bset_insert(&parent->pending, &gone, NULL);
-	if (!ret)
+	if (!ret) {
+		hc_node_dirtied(c, parent);
 		ret = hc_node_set_child(c, parent, m);
+	}
 	if (ret) {
 		hc_cache_set_error(c, "merging nodes under bucket %llu failed (error %d)",
 				   parent->bucket, ret);
@@ -856,8 +1083,8 @@ static int hc_node_merge(struct hc_cache_set *c, struct hc_btree_node *n)
 	mutex_unlock(&c->node_cache_lock);
 	hc_bucket_free_meta(c, left->bucket);
 	hc_bucket_free_meta(c, right->bucket);
-	hc_node_free(left);
-	hc_node_free(right);
+	hc_node_free(c, left);
+	hc_node_free(c, right);
 	c->stats.node_merges++;
 
 	/* A root with one child: the child is the root. */
@@ -868,7 +1095,7 @@ static int hc_node_merge(struct hc_cache_set *c, struct hc_btree_node *n)
 		c->root = m;
 		mutex_unlock(&c->node_cache_lock);
 		hc_bucket_free_meta(c, parent->bucket);
-		hc_node_free(parent);
+		hc_node_free(c, parent);
 	}
 	return 0;
 }
@@ -952,7 +1179,9 @@ static int hc_leaf_make_room(struct hc_cache_set *c, struct hc_btree_node *n)
  * a key already in the tree changes nothing, which is what makes the
  * journal replay safe. May sleep.
  *
- * Return: 0, or -errno from a node split or write.
+ * Return: 0, or -errno from a node split or write. -ENOMEM (no node to
+ * split into or to read into, reserve and all) only where nothing changed
+ * in the part of @k being inserted: a retry (hc_insert()) is safe.
  */
 int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 		    u64 journal_seq)
@@ -970,6 +1199,7 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 	lockdep_assert_held_write(&c->meta_lock);
 	if (c->meta_failed)
 		return -EIO;
+	hc_btree_reserve_fill(c);
 	for (;;) {
 		ret = hc_btree_leaf_for(c, cur.bdev_id, hc_key_start(&cur),
 					&leaf);
@@ -988,6 +1218,7 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 		ret = hc_bset_insert(&leaf->pending, &piece, NULL);
 		if (WARN_ON_ONCE(ret))
 			return ret;
+		hc_node_dirtied(c, leaf);
 		hc_bucket_key_added(c, &piece);
 		c->leaf_keys += leaf->keys.nr;
 		c->leaf_keys -= before;
@@ -996,11 +1227,13 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 		done = piece.end == cur.end;
 		if (!done)
 			hc_key_cut_front(&cur, piece.end);
-		if (hc_node_wants_merge(c, leaf)) {
-			ret = hc_node_merge(c, leaf);
-			if (ret)
-				return ret;
-		}
+		/*
+		 * Optional: a merge that failed before it changed anything
+		 * (no memory, a sibling unreadable) leaves the tree as it was.
+		 */
+		if (hc_node_wants_merge(c, leaf) && hc_node_merge(c, leaf) &&
+		    c->meta_failed)
+			return -EIO;
 		if (done)
 			return 0;
 	}
@@ -1016,25 +1249,22 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
  */
 int hc_btree_flush(struct hc_cache_set *c)
 {
-	struct hc_btree_node **dirty, *n;
-	size_t nr = 0, i;
-	unsigned int b;
-	int ret = 0;
+	struct hc_btree_node *n;
+	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	dirty = kvmalloc_array(c->nr_nodes, sizeof(*dirty), GFP_NOIO);
-	if (!dirty)
-		return -ENOMEM;
-	mutex_lock(&c->node_cache_lock);
-	for (b = 0; b < 1U << c->node_hash_bits; b++)
-		hlist_for_each_entry(n, &c->node_hash[b], hash)
-			if (n->pending.nr && nr < c->nr_nodes)
-				dirty[nr++] = n;
-	mutex_unlock(&c->node_cache_lock);
-	for (i = 0; i < nr && !ret; i++)
-		ret = hc_node_write(c, dirty[i]);
-	kvfree(dirty);
-	return ret;
+	/* A write takes the node off the list, and may rewrite its parent. */
+	while ((n = list_first_entry_or_null(&c->dirty_nodes,
+					     struct hc_btree_node, dirty))) {
+		if (!n->pending.nr) {
+			list_del_init(&n->dirty);
+			continue;
+		}
+		ret = hc_node_write(c, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /**
@@ -1046,17 +1276,13 @@ int hc_btree_flush(struct hc_cache_set *c)
 u64 hc_btree_oldest_pin(struct hc_cache_set *c)
 {
 	struct hc_btree_node *n;
-	unsigned int b;
 	u64 oldest = 0;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	mutex_lock(&c->node_cache_lock);
-	for (b = 0; b < 1U << c->node_hash_bits; b++)
-		hlist_for_each_entry(n, &c->node_hash[b], hash)
-			if (n->journal_pin &&
-			    (!oldest || n->journal_pin < oldest))
-				oldest = n->journal_pin;
-	mutex_unlock(&c->node_cache_lock);
+	/* A pin is only ever set on a node with pending keys: a dirty one. */
+	list_for_each_entry(n, &c->dirty_nodes, dirty)
+		if (n->journal_pin && (!oldest || n->journal_pin < oldest))
+			oldest = n->journal_pin;
 	return oldest;
 }
 
@@ -1360,20 +1586,18 @@ int hc_btree_gc_leaf(struct hc_cache_set *c, struct hc_pos *pos,
 		if (n->keys.keys[i].nr_ptrs)
 			hc_gc_note_ptr(c, &n->keys.keys[i]);
 	parent = n->parent;
+	/* Merges are optional: one that could not start changed nothing. */
 	if (hc_node_wants_merge(c, n)) {
 		u64 merges = c->stats.node_merges;
 
-		ret = hc_node_merge(c, n);
-		if (ret)
-			return ret;
+		if (hc_node_merge(c, n) && c->meta_failed)
+			return -EIO;
 		if (c->stats.node_merges != merges)
 			return !hc_pos_is_max(pos);
 	}
-	if (parent && parent != c->root && hc_node_wants_merge(c, parent)) {
-		ret = hc_node_merge(c, parent);
-		if (ret)
-			return ret;
-	}
+	if (parent && parent != c->root && hc_node_wants_merge(c, parent) &&
+	    hc_node_merge(c, parent) && c->meta_failed)
+		return -EIO;
 	return !hc_pos_is_max(pos);
 }
 
@@ -1463,7 +1687,7 @@ static unsigned long hc_btree_shrink_scan(struct shrinker *s,
 		if (n == c->root || n->pending.nr)
 			continue;
 		hc_node_cache_del(c, n);
-		hc_node_free(n);
+		hc_node_free(c, n);
 		freed++;
 	}
 	mutex_unlock(&c->node_cache_lock);

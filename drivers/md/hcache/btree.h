@@ -13,8 +13,25 @@
 
 struct hc_cache_set;
 
-/* Keys a leaf holds at most; see hc_node_keys_max() in btree.c. */
-#define HC_LEAF_KEYS	4096
+/* Keys a leaf holds at most; see hc_level_keys_max() in btree.c. */
+#define HC_LEAF_KEYS		4096
+/* Keys an interior node holds at most. */
+#define HC_INTERIOR_KEYS	8192
+/* Nodes kept ready per level (leaf, interior) for when memory is short. */
+#define HC_NODE_RESERVE		4
+
+/**
+ * struct hc_node_reserve - nodes kept for when allocation fails
+ * @nodes: free nodes with arrays of their level's size, by their lru
+ * @nr: how many
+ *
+ * A set has one for leaves and one for interior nodes, protected by its
+ * node_reserve_lock (btree.c: hc_node_alloc(), hc_btree_reserve_fill()).
+ */
+struct hc_node_reserve {
+	struct list_head	nodes;
+	unsigned int		nr;
+};
 
 /* A position in the btree: keys sort by (bdev_id, end). */
 struct hc_pos {
@@ -34,7 +51,9 @@ struct hc_pos {
  * change. @hash and @lru also by the set's node_cache_lock.
  *
  * @hash: on the set's node hash, by @bucket
- * @lru: on the set's node LRU; leaves only (interior nodes stay cached)
+ * @lru: on the set's node LRU; leaves only (interior nodes stay cached);
+ *	on a node reserve's list while free
+ * @dirty: on the set's dirty_nodes while @pending holds keys (meta_lock)
  * @parent: the parent node, NULL for the root; interior nodes are never
  *	evicted, so this stays valid while the node is cached
  * @ptr: the pointer the parent (or the journal, for the root) holds
@@ -53,6 +72,7 @@ struct hc_pos {
 struct hc_btree_node {
 	struct hlist_node	hash;
 	struct list_head	lru;
+	struct list_head	dirty;
 	struct hc_btree_node	*parent;
 	u64			ptr;
 	u64			bucket;
@@ -87,6 +107,7 @@ struct hc_btree_gc_stats {
 };
 
 int hc_btree_init(struct hc_cache_set *c);
+void hc_btree_reserve_fill(struct hc_cache_set *c);
 void hc_btree_exit(struct hc_cache_set *c);
 int hc_btree_new_root(struct hc_cache_set *c);
 int hc_btree_load_root(struct hc_cache_set *c, u64 ptr, u8 level);

@@ -43,6 +43,8 @@ enum hc_fault_point {
 	HC_FAULT_DETACH_SB,
 	/* a cached write's data write to the cache device (as if it failed) */
 	HC_FAULT_CACHE_WRITE,
+	/* a btree node's allocation on the I/O path (as if memory were short) */
+	HC_FAULT_NODE_ALLOC,
 	HC_FAULT_NR,
 };
 

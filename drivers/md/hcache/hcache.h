@@ -89,10 +89,17 @@
  * bucket, written log-structured: a header, then sorted sets appended as
  * keys arrive; a full bucket is rewritten, compacted, into a new one. In
  * memory a node is one resolved, overlap-free array (bset.c) and its
- * pending keys. Every key lies within its node's range; inserts spanning
- * leaves are cut at their boundaries; descents split full nodes top-down.
- * Interior keys are size-1 keys at each child's max. Interior nodes stay
- * cached; clean leaves are evicted by a shrinker.
+ * pending keys, both sized to what its level holds (HC_LEAF_KEYS,
+ * HC_INTERIOR_KEYS), not to its bucket; nodes with pending keys are on
+ * the set's dirty_nodes. Every key lies within its node's range; inserts
+ * spanning leaves are cut at their boundaries; descents split full nodes
+ * top-down. Interior keys are size-1 keys at each child's max. Interior
+ * nodes stay cached; clean leaves are evicted by a shrinker. When memory
+ * is short, nodes come from a reserve per level (HC_NODE_RESERVE), topped
+ * up before every insert (from clean cached leaves if allocation fails);
+ * an insert that still finds none changed nothing and is tried again
+ * (hc_insert()), a merge is left out, a promotion dropped, a lookup
+ * retried: memory pressure never fails the set.
  *
  * THE JOURNAL (journal.c)
  *
@@ -191,7 +198,8 @@
  * Each attached backing device has a thread that scans its dirty keys in
  * order from a cursor, reads them from the cache in batches, checks that
  * each run is still in the tree as read and that no foreground write over
- * it is in flight (hc_track_writeback_begin()), writes runs contiguous on
+ * it is in flight, and puts it in the tree of I/O in flight, in one hold
+ * of meta_lock (hc_track_writeback_begin()), writes runs contiguous on
  * the backing device as one bio each, flushes the backing device, then
  * marks the pieces clean where the tree still maps them as read. A
  * foreground write to the backing device waits for writeback writes over
@@ -240,6 +248,7 @@
  *     hc_cache_set.meta_lock  (rw_semaphore: the btree, the journal, the
  *                      buckets and free lists, and every metadata write)
  *       hc_cache_set.node_cache_lock  (the node hash, LRU, node reads)
+ *         hc_cache_set.node_reserve_lock  (spinlock: the reserve of nodes)
  *
  * meta_lock is taken for reading by lookups and walks, for writing by
  * every change. One lock for all metadata keeps the crash-ordering rules
@@ -266,19 +275,24 @@
  * change to stale is persisted before a device runs without its cache, so
  * a crash right after it cannot bring the old cached data back. In a
  * cache set: a key is journalled before anything that needs it durable
- * completes; a bucket's new gen is persisted before the bucket takes new
- * data; a node is written (FUA) before its parent or a journal entry
- * names it (a rewritten leaf's journal pin passes to its parent until
+ * completes, and is never durable before its data: a node write carries
+ * PREFLUSH whenever a data write completed since the cache device was
+ * last flushed (hc_meta_write()); a bucket's new gen is persisted before
+ * the bucket takes new data; a node is written (FUA) before its parent or
+ * a journal entry names it (a rewritten leaf's journal pin passes to its parent until
  * then), and a bucket freed by a rewrite is reused only after a journal
  * entry names a root that no longer reaches it; the table entry is
  * durable before a backing superblock names the set. A backing superblock
  * says dirty before a dirty write completes and clean only once no dirty
  * key is left and the clean keys are journalled; a key is marked clean
- * only after the backing device was flushed for its data, and a write
- * for the backing device alone drops dirty keys only once its data is
- * flushed there. A crash at any point recovers, by the journal replay
- * and the mark pass, to the last flushed state (design.rst has the rules
- * in full).
+ * only after the backing device was flushed for its data, and dirty keys
+ * are dropped only once their replacement is durable there: a write for
+ * the backing device alone, or a cached write whose cache half failed,
+ * drops them only once its data is flushed there, and a writethrough
+ * write over dirty data goes in dirty. A flush fails if the keys of the
+ * writes it covers could not be journalled. A crash at any point
+ * recovers, by the journal replay and the mark pass, to the last flushed
+ * state (design.rst has the rules in full).
  *
  * KERNEL VERSIONS
  *
@@ -304,6 +318,7 @@
 #include "btree.h"
 #include "bypass.h"
 #include "compat.h"
+#include "evict.h"
 #include "journal.h"
 #include "mark.h"
 #include "sb.h"
@@ -672,6 +687,12 @@ enum hc_stop_policy {
  * @discard: discard buckets before reuse
  * @fifo_cursor: where the fifo policy looks next
  * @in_refill: the allocator is refilling; nested refills fail
+ * @refill_max: buckets a refill takes at most: every free list's target
+ *	and a gen/prio chain
+ * @refill_cand: a refill's candidates, @refill_max of them
+ * @evict_cand: the replacement policy's heap, as large
+ * @prio_old: the chain a prio write replaces, @prio_nr buckets; these
+ *	three are allocated with the set, so a refill never fails for memory
  * @refill_futile: the last refill found no bucket for data, and no live
  *	data went since: data allocations fail at once instead of writing
  *	the gen/prio chain and the journal for nothing
@@ -683,6 +704,12 @@ enum hc_stop_policy {
  * @node_hash_bits: @node_hash has 1 << @node_hash_bits heads
  * @node_lru: cached leaves, least recently used first
  * @nr_nodes: nodes cached
+ * @dirty_nodes: nodes with keys not yet on disk (hc_btree_node.dirty),
+ *	for hc_btree_flush() and the journal's oldest pin; @meta_lock
+ * @node_reserve_lock: protects @node_reserve; a spinlock inside
+ *	@node_cache_lock, taken by readers (a node read) and writers
+ * @node_reserve: nodes kept for when memory is short, leaves and
+ *	interior (struct hc_node_reserve)
  * @node_buf: a bucket's worth, for metadata writes and reads under
  *	@meta_lock held for writing
  * @read_buf: a bucket's worth, for node reads; @node_cache_lock
@@ -770,6 +797,10 @@ struct hc_cache_set {
 	bool			discard;
 	u64			fifo_cursor;
 	bool			in_refill;
+	size_t			refill_max;
+	u64			*refill_cand;
+	struct hc_evict_cand	*evict_cand;
+	u64			*prio_old;
 	bool			refill_futile;
 
 	struct hc_journal	journal;
@@ -780,6 +811,9 @@ struct hc_cache_set {
 	unsigned int		node_hash_bits;
 	struct list_head	node_lru;
 	unsigned long		nr_nodes;
+	struct list_head	dirty_nodes;
+	spinlock_t		node_reserve_lock;	/* see above */
+	struct hc_node_reserve	node_reserve[2];
 	void			*node_buf;
 	void			*read_buf;
 	struct hc_key		*scratch[2];

@@ -77,6 +77,7 @@
 #include <linux/mempool.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 
 #include "bypass.h"
 #include "stats.h"
@@ -93,6 +94,7 @@
 static struct workqueue_struct *hc_io_wq;
 
 static int hc_write_drain_locked(struct hc_cache_set *c);
+static int hc_insert_optional(struct hc_cache_set *c, const struct hc_key *k);
 
 #define HC_TRACK_START(t)	((t)->start)
 #define HC_TRACK_LAST(t)	((t)->end - 1)
@@ -659,8 +661,6 @@ static void hc_promote_insert_pass(struct hc_cache_set *c)
 	struct hc_promote *p, *tmp;
 	unsigned int n;
 	LIST_HEAD(done);
-	u64 seq;
-	int ret;
 
 	spin_lock_irq(&c->promote_lock);
 	list_splice_init(&c->promote_done, &done);
@@ -672,15 +672,10 @@ static void hc_promote_insert_pass(struct hc_cache_set *c)
 		list_for_each_entry_safe(p, tmp, &done, done) {
 			if (n++ == HC_PROMOTE_BATCH)
 				break;
-			if (hc_track_end(p->b, &p->track)) {
+			if (hc_track_end(p->b, &p->track))
 				hc_promote_collided(p);
-			} else if (!p->bio->bi_status && !c->meta_failed) {
-				ret = hc_journal_add(c, &p->key, &seq);
-				if (!ret)
-					ret = hc_btree_insert(c, &p->key, seq);
-				if (ret)
-					hc_cache_set_meta_fail(c);
-			}
+			else if (!p->bio->bi_status && !c->meta_failed)
+				hc_insert_optional(c, &p->key);
 			hc_bucket_unpin(c, hc_ptr_offset(p->key.ptr));
 			list_del(&p->done);
 			hc_promote_free(p);
@@ -970,6 +965,11 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 		}
 		if (ret == -EAGAIN && in_submit)
 			return start;
+		/* No memory for the node to read: not the cache's fault. */
+		if (ret == -ENOMEM) {
+			memalloc_retry_wait(GFP_NOIO);
+			continue;
+		}
 		if (ret && ret != -ENOENT) {
 			hc_cache_set_error(c, "lookup of %u:%llu failed: error %d",
 					   req->id, start, ret);
@@ -1118,17 +1118,52 @@ static void hc_to_backing(struct hc_request *req, blk_opf_t strip)
 	bio_put(&f->bio);
 }
 
+/* Tries of an insert that found no memory, about a second in all. */
+#define HC_INSERT_TRIES		50
+
 /**
  * hc_insert() - journal a leaf key and insert it in the tree
  * @c: the set; meta_lock held for writing
  * @k: the key
  *
- * A failure latches the set as failed, as the tree may then disagree with
+ * Memory pressure does not fail the set: an insert that found no node
+ * (its reserve drained, allocation failing) changed nothing, and is tried
+ * again after the reserve is topped up, evicting clean leaves, and a
+ * short wait for reclaim; the key is journalled once, and inserting it
+ * again changes nothing. Any other failure, or memory lasting out the
+ * retries, latches the set as failed, as the tree may then disagree with
  * what was written.
  *
  * Return: 0 or -errno.
  */
 int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
+{
+	unsigned int tries = 0;
+	u64 seq;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (c->meta_failed)
+		return -EIO;
+	ret = hc_journal_add(c, k, &seq);
+	while (!ret) {
+		ret = hc_btree_insert(c, k, seq);
+		if (ret != -ENOMEM || ++tries == HC_INSERT_TRIES)
+			break;
+		memalloc_retry_wait(GFP_NOIO);
+		ret = 0;
+	}
+	if (ret)
+		hc_cache_set_meta_fail(c);
+	return ret;
+}
+
+/*
+ * hc_insert() for a key the cache may do without (a promotion): no
+ * memory means it stays out, and the set goes on. Return: 0, -ENOMEM, or
+ * hc_insert()'s error otherwise.
+ */
+static int hc_insert_optional(struct hc_cache_set *c, const struct hc_key *k)
 {
 	u64 seq;
 	int ret;
@@ -1139,7 +1174,8 @@ int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
 	ret = hc_journal_add(c, k, &seq);
 	if (!ret)
 		ret = hc_btree_insert(c, k, seq);
-	if (ret)
+	/* Journalled but not in the tree: its bucket may go, its gen then stale. */
+	if (ret && ret != -ENOMEM)
 		hc_cache_set_meta_fail(c);
 	return ret;
 }
@@ -1154,7 +1190,10 @@ static struct hc_key hc_request_whiteout(const struct hc_request *req)
 	};
 }
 
-/* Does the cache hold anything of the request's range: 1, 0 or -errno. */
+/*
+ * Does the cache hold anything of the request's range: 1, 0 or -errno. A
+ * lookup that found no memory for a node is tried again.
+ */
 static int hc_range_cached(struct hc_request *req)
 {
 	struct hc_cache_set *c = req->c;
@@ -1162,10 +1201,15 @@ static int hc_range_cached(struct hc_request *req)
 	u64 gap_end;
 	int ret;
 
-	down_read(&c->meta_lock);
-	ret = hc_btree_lookup(c, req->id, req->track.start, req->track.end,
-			      &k, &gap_end, false);
-	up_read(&c->meta_lock);
+	for (;;) {
+		down_read(&c->meta_lock);
+		ret = hc_btree_lookup(c, req->id, req->track.start,
+				      req->track.end, &k, &gap_end, false);
+		up_read(&c->meta_lock);
+		if (ret != -ENOMEM)
+			break;
+		memalloc_retry_wait(GFP_NOIO);
+	}
 	if (ret == -ENOENT)
 		return gap_end < req->track.end;
 	return ret ? ret : 1;
@@ -1203,10 +1247,17 @@ static int hc_invalidate_clean(struct hc_request *req)
 	struct hc_clean_drop x = { .c = req->c };
 	int ret;
 
-	down_write(&req->c->meta_lock);
-	ret = hc_btree_visit_range(req->c, req->id, req->track.start,
-				   req->track.end, hc_clean_drop_piece, &x);
-	up_write(&req->c->meta_lock);
+	for (;;) {
+		down_write(&req->c->meta_lock);
+		ret = hc_btree_visit_range(req->c, req->id, req->track.start,
+					   req->track.end, hc_clean_drop_piece,
+					   &x);
+		up_write(&req->c->meta_lock);
+		/* A lookup found no memory for a node: go over it again. */
+		if (ret != -ENOMEM)
+			break;
+		memalloc_retry_wait(GFP_NOIO);
+	}
 	return ret ? ret : x.dirty;
 }
 
