@@ -921,6 +921,11 @@ static int hc_node_split(struct hc_cache_set *c, struct hc_btree_node *n)
 		root = hc_node_alloc(c, n->level + 1);
 	if (!left || !right || (!parent && !root))
 		goto out_free;
+	/* A node read holding more than its level allows splits in halves. */
+	if ((mid > left->keys.capacity && hc_node_grow(left, c->node_cap)) ||
+	    (nr - mid > right->keys.capacity &&
+	     hc_node_grow(right, c->node_cap)))
+		goto out_free;
 	left->min = n->min;
 	left->max = split;
 	right->min = split;
