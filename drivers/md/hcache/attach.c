@@ -270,6 +270,14 @@ int hc_backing_detach(struct hc_backing *b)
 	mutex_unlock(&b->sb_lock);
 	if (ret)
 		goto out_attach;
+	/*
+	 * The detach goes: nothing reads the set's keys for the device any
+	 * more (no dirty data, and the superblock forgets the set), so the
+	 * bios held meanwhile pass through now, rather than wait for the
+	 * unlinking below, which allocates (a swap device on hcacheN could
+	 * not be written meanwhile).
+	 */
+	hc_request_release(b);
 
 	hc_backing_unlink(b);
 	down_write(&c->meta_lock);
@@ -282,7 +290,6 @@ int hc_backing_detach(struct hc_backing *b)
 				   id, ret);
 	pr_info("%pg: detached from cache set %pU (id %u)\n", b->bdev,
 		c->sb.set_uuid, id);
-	hc_request_release(b);
 	if (b->disk)
 		hc_backing_uevent(b);
 	return 0;
