@@ -359,6 +359,8 @@ static u64 hc_journal_last_seq(struct hc_cache_set *c)
 		last = min(last, pin);
 	if (c->journal.replay_seq)
 		last = min(last, c->journal.replay_seq);
+	if (c->journal.insert_seq)
+		last = min(last, c->journal.insert_seq);
 	return last;
 }
 

@@ -48,6 +48,9 @@ struct hc_jentry {
  * @replay_first: index of the first to replay (the newest's last_seq)
  * @replay_seq: while replaying, the entry being replayed: no entry written
  *	meanwhile (a refill's) may say the ones from it on are not needed
+ * @insert_seq: while a key journalled in it is going into the tree
+ *	(hc_insert()), that entry: until a leaf pins it, no entry written
+ *	meanwhile (a refill's, during a split) may say it is not needed
  */
 struct hc_journal {
 	u64			seq;
@@ -69,6 +72,7 @@ struct hc_journal {
 	size_t			replay_nr;
 	size_t			replay_first;
 	u64			replay_seq;
+	u64			insert_seq;
 };
 
 /* journal.c; each function is documented at its definition. */

@@ -93,6 +93,23 @@
 
 static struct workqueue_struct *hc_io_wq;
 
+/* Tries of an insert or lookup that found no memory, about a second. */
+#define HC_NOMEM_TRIES		50
+
+/*
+ * An insert or lookup found no memory for a node (the reserve drained,
+ * allocation failing): wait a little for reclaim and say whether to try
+ * again, up to HC_NOMEM_TRIES in all, so that no request waits forever
+ * (it holds io_active, which a detach or stop waits for). May sleep.
+ */
+static bool hc_nomem_retry(unsigned int *tries)
+{
+	if (++*tries >= HC_NOMEM_TRIES)
+		return false;
+	memalloc_retry_wait(GFP_NOIO);
+	return true;
+}
+
 static int hc_write_drain_locked(struct hc_cache_set *c);
 static int hc_insert_optional(struct hc_cache_set *c, const struct hc_key *k);
 
@@ -893,6 +910,8 @@ static void hc_promote_read_submit(struct hc_frag *f)
 
 	atomic_inc(&f->req->remaining);
 	f->iter = f->bio.bi_iter;
+	/* Charged to the reader's cgroup, not to whoever runs this. */
+	bio_clone_blkg_association(p->bio, &f->bio);
 	p->bio->bi_iter.bi_sector = f->bio.bi_iter.bi_sector;
 	p->bio->bi_opf |= f->bio.bi_opf & (REQ_SYNC | REQ_META | REQ_PRIO);
 	p->bio->bi_private = f;
@@ -939,6 +958,7 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 	struct hc_cache_set *c = req->c;
 	const struct hc_admit_policy *admit =
 		&hc_admit_policies[READ_ONCE(b->admit)];
+	unsigned int tries = 0;
 	bool promote;
 	struct hc_frag *f;
 	struct hc_key k;
@@ -966,9 +986,11 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 		if (ret == -EAGAIN && in_submit)
 			return start;
 		/* No memory for the node to read: not the cache's fault. */
-		if (ret == -ENOMEM) {
-			memalloc_retry_wait(GFP_NOIO);
+		if (ret == -ENOMEM && hc_nomem_retry(&tries))
 			continue;
+		if (ret == -ENOMEM) {
+			hc_request_set_error(req, BLK_STS_RESOURCE);
+			return end;
 		}
 		if (ret && ret != -ENOENT) {
 			hc_cache_set_error(c, "lookup of %u:%llu failed: error %d",
@@ -1118,9 +1140,6 @@ static void hc_to_backing(struct hc_request *req, blk_opf_t strip)
 	bio_put(&f->bio);
 }
 
-/* Tries of an insert that found no memory, about a second in all. */
-#define HC_INSERT_TRIES		50
-
 /**
  * hc_insert() - journal a leaf key and insert it in the tree
  * @c: the set; meta_lock held for writing
@@ -1146,13 +1165,15 @@ int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
 	if (c->meta_failed)
 		return -EIO;
 	ret = hc_journal_add(c, k, &seq);
+	/* Until a leaf pins it, entries written meanwhile must keep it. */
+	c->journal.insert_seq = seq;
 	while (!ret) {
 		ret = hc_btree_insert(c, k, seq);
-		if (ret != -ENOMEM || ++tries == HC_INSERT_TRIES)
+		if (ret != -ENOMEM || !hc_nomem_retry(&tries))
 			break;
-		memalloc_retry_wait(GFP_NOIO);
 		ret = 0;
 	}
+	c->journal.insert_seq = 0;
 	if (ret)
 		hc_cache_set_meta_fail(c);
 	return ret;
@@ -1160,11 +1181,19 @@ int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
 
 /*
  * hc_insert() for a key the cache may do without (a promotion): no
- * memory means it stays out, and the set goes on. Return: 0, -ENOMEM, or
- * hc_insert()'s error otherwise.
+ * memory means it stays out, and the set goes on. Its journal entry
+ * holds it already, so a whiteout over its range follows it there: a
+ * replay must not bring back a clean key the tree never had, over which
+ * a later write around the cache, finding nothing to drop, journalled
+ * nothing. Return: 0, -ENOMEM, or hc_insert()'s error otherwise.
  */
 static int hc_insert_optional(struct hc_cache_set *c, const struct hc_key *k)
 {
+	struct hc_key w = {
+		.bdev_id = k->bdev_id,
+		.end = k->end,
+		.size = k->size,
+	};
 	u64 seq;
 	int ret;
 
@@ -1172,10 +1201,17 @@ static int hc_insert_optional(struct hc_cache_set *c, const struct hc_key *k)
 	if (c->meta_failed)
 		return -EIO;
 	ret = hc_journal_add(c, k, &seq);
+	c->journal.insert_seq = seq;
 	if (!ret)
 		ret = hc_btree_insert(c, k, seq);
-	/* Journalled but not in the tree: its bucket may go, its gen then stale. */
-	if (ret && ret != -ENOMEM)
+	c->journal.insert_seq = 0;
+	if (ret == -ENOMEM) {
+		/* What of it went in is clean data, right: dropping it is too. */
+		if (!hc_journal_add(c, &w, &seq))
+			return -ENOMEM;
+		ret = -EIO;
+	}
+	if (ret)
 		hc_cache_set_meta_fail(c);
 	return ret;
 }
@@ -1197,19 +1233,17 @@ static struct hc_key hc_request_whiteout(const struct hc_request *req)
 static int hc_range_cached(struct hc_request *req)
 {
 	struct hc_cache_set *c = req->c;
+	unsigned int tries = 0;
 	struct hc_key k;
 	u64 gap_end;
 	int ret;
 
-	for (;;) {
+	do {
 		down_read(&c->meta_lock);
 		ret = hc_btree_lookup(c, req->id, req->track.start,
 				      req->track.end, &k, &gap_end, false);
 		up_read(&c->meta_lock);
-		if (ret != -ENOMEM)
-			break;
-		memalloc_retry_wait(GFP_NOIO);
-	}
+	} while (ret == -ENOMEM && hc_nomem_retry(&tries));
 	if (ret == -ENOENT)
 		return gap_end < req->track.end;
 	return ret ? ret : 1;
@@ -1245,19 +1279,17 @@ static int hc_clean_drop_piece(void *priv, const struct hc_key *k, u64 from,
 static int hc_invalidate_clean(struct hc_request *req)
 {
 	struct hc_clean_drop x = { .c = req->c };
+	unsigned int tries = 0;
 	int ret;
 
-	for (;;) {
+	/* A lookup that found no memory for a node goes over it again. */
+	do {
 		down_write(&req->c->meta_lock);
 		ret = hc_btree_visit_range(req->c, req->id, req->track.start,
 					   req->track.end, hc_clean_drop_piece,
 					   &x);
 		up_write(&req->c->meta_lock);
-		/* A lookup found no memory for a node: go over it again. */
-		if (ret != -ENOMEM)
-			break;
-		memalloc_retry_wait(GFP_NOIO);
-	}
+	} while (ret == -ENOMEM && hc_nomem_retry(&tries));
 	return ret ? ret : x.dirty;
 }
 
@@ -1567,10 +1599,11 @@ static void hc_write_insert(struct hc_request *req)
 
 	lockdep_assert_held_write(&c->meta_lock);
 	req->fallback = READ_ONCE(req->cache_failed) || req->status;
+	/* Dirty data under it, or no telling (a lookup failed): dirty. */
 	if (!dirty && !req->fallback)
 		dirty = hc_btree_visit_range(c, req->id, req->track.start,
 					     req->track.end, hc_dirty_piece,
-					     NULL) == 1;
+					     NULL) != 0;
 	list_for_each_entry(f, &req->frags, node) {
 		struct hc_key k = {
 			.bdev_id = req->id,
