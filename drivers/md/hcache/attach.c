@@ -119,11 +119,13 @@ void hc_backing_unlink(struct hc_backing *b)
 	lockdep_assert_held(&hc_register_lock);
 	hc_writeback_stop(b);
 	hc_request_detach(b);
-	b->set->nr_backings--;
 	snprintf(name, sizeof(name), "bdev%u", b->id);
 	sysfs_remove_link(&b->set->kobj, name);
 	sysfs_remove_link(&b->kobj, "cache_set");
+	down_write(&b->set->meta_lock);
+	b->set->nr_backings--;
 	list_del_init(&b->set_node);
+	up_write(&b->set->meta_lock);
 	b->set = NULL;
 	b->id = 0;
 }
@@ -210,8 +212,10 @@ int hc_backing_attach(struct hc_backing *b, struct hc_cache_set *c)
 
 	b->set = c;
 	b->id = id;
+	down_write(&c->meta_lock);
 	list_add_tail(&b->set_node, &c->backings);
 	c->nr_backings++;
+	up_write(&c->meta_lock);
 	hc_attach_links(b, c);
 	hc_request_attach(b);
 	hc_writeback_start(b);

@@ -166,6 +166,25 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 	return 0;
 }
 
+/*
+ * Flush every attached backing device, for hc_meta_write(). A flush that
+ * fails is logged and passed over: the device is failing, and its writes
+ * fail too.
+ */
+static void hc_meta_flush_backings(struct hc_cache_set *c)
+{
+	struct hc_backing *b;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	list_for_each_entry(b, &c->backings, set_node) {
+		ret = blkdev_issue_flush(b->bdev);
+		if (ret)
+			pr_err_ratelimited("%pg: flush before a metadata write of cache set %pU failed: error %d\n",
+					   b->bdev, c->sb.set_uuid, ret);
+	}
+}
+
 /**
  * hc_meta_write() - a metadata write that can make keys durable
  * @c: the set; meta_lock held for writing
@@ -180,7 +199,12 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
  * at whatever the bucket held before, another block's data. So the write
  * carries PREFLUSH whenever a data write completed since the last flush
  * (most node writes follow a journal write, which flushed everything, and
- * add nothing). May sleep.
+ * add nothing). Likewise a clean key says the backing device holds its
+ * data: if a foreground write reached a backing device since the last
+ * such flush (writethrough, a write around the cache, whose data a clean
+ * key or a promotion may vouch for), the backing devices are flushed
+ * first, or after a power cut the cache would serve data the backing
+ * device lost, until it evicted it and the block reverted. May sleep.
  *
  * Return: 0 or the device's error (hc_meta_io()).
  */
@@ -188,9 +212,14 @@ int hc_meta_write(struct hc_cache_set *c, blk_opf_t opf, u64 sector,
 		  void *buf, size_t bytes)
 {
 	u64 seen = atomic64_read(&c->data_written);
+	u64 backing = atomic64_read(&c->backing_written);
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
+	if (backing != c->backing_flushed) {
+		hc_meta_flush_backings(c);
+		c->backing_flushed = backing;
+	}
 	if (seen != c->data_flushed)
 		opf |= REQ_PREFLUSH;
 	ret = hc_meta_io(c, opf, sector, buf, bytes);

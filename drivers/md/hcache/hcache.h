@@ -645,7 +645,8 @@ enum hc_stop_policy {
  * @block_size: bytes, from the superblock
  * @cache_sectors: size of the cache device
  * @backings: attached backing devices (hc_backing.set_node);
- *	hc_register_lock
+ *	hc_register_lock, and @meta_lock too when it changes, so that a
+ *	metadata write may walk it (hc_meta_write())
  * @nr_backings: how many; written under hc_register_lock, read anywhere
  * @stop_work: stop or unregister asked for through sysfs
  * @stop_detach: what @stop_work does: unregister (detach) or stop
@@ -726,6 +727,11 @@ enum hc_stop_policy {
  * @data_flushed: @data_written as it was when the last cache flush that
  *	completed was issued; @meta_lock. A metadata write that can make
  *	keys durable adds PREFLUSH while the two differ (hc_meta_write())
+ * @backing_written: foreground writes to the backing devices completed
+ *	(writethrough, around the cache), whose data clean keys may vouch
+ *	for; any context
+ * @backing_flushed: @backing_written as it was when the backing devices
+ *	were last flushed for a metadata write; @meta_lock
  * @meta_failed: an update failed half way, so the tree in memory may name
  *	buckets that were freed: no metadata is written any more, and the
  *	next registration recovers the last state on disk; @meta_lock
@@ -827,6 +833,8 @@ struct hc_cache_set {
 	atomic64_t		errors;
 	atomic64_t		data_written;
 	u64			data_flushed;
+	atomic64_t		backing_written;
+	u64			backing_flushed;
 	bool			meta_failed;
 	struct {
 		u64		node_writes;

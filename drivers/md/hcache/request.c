@@ -1103,6 +1103,9 @@ static void hc_sync_endio(struct bio *bio)
 	struct hc_frag *f = container_of(bio, struct hc_frag, bio);
 	struct hc_request *req = f->req;
 
+	/* Data on the backing device a clean key may vouch for: flushed first. */
+	if (!f->ptr && !bio->bi_status && op_is_write(bio_op(bio)))
+		atomic64_inc(&req->c->backing_written);
 	hc_write_frag_status(f);
 	if (atomic_dec_and_test(&req->remaining))
 		complete(&req->done);
@@ -1527,8 +1530,9 @@ static void hc_write_endio(struct bio *bio)
 	struct hc_request *req = f->req;
 
 	/* Counted before the key goes in: metadata then flushes it first. */
-	if (f->ptr && !bio->bi_status)
-		atomic64_inc(&req->c->data_written);
+	if (!bio->bi_status)
+		atomic64_inc(f->ptr ? &req->c->data_written :
+			      &req->c->backing_written);
 	hc_write_frag_status(f);
 	if (atomic_dec_and_test(&req->remaining))
 		hc_write_io_done(req);
