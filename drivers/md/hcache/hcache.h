@@ -277,7 +277,10 @@
  * cache set: a key is journalled before anything that needs it durable
  * completes, and is never durable before its data: a node write carries
  * PREFLUSH whenever a data write completed since the cache device was
- * last flushed (hc_meta_write()); a bucket's new gen is persisted before
+ * last flushed, and the backing devices are flushed first when a
+ * foreground write reached them since (hc_meta_write()), so that no
+ * clean key vouches for data they could lose; a bucket's new gen is
+ * persisted before
  * the bucket takes new data; a node is written (FUA) before its parent or
  * a journal entry names it (a rewritten leaf's journal pin passes to its parent until
  * then), and a bucket freed by a rewrite is reused only after a journal
