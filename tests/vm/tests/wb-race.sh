@@ -50,7 +50,6 @@
 # a cached one, need not). The seed is printed;
 # HC_APPEND=wb.seed=SEED tests/run --filter vm/wb-race repeats a run.
 # timeout: 360
-# one-kernel: the ordering of writeback against writes around the cache, decided by hcache's tree of I/O in flight; wb-basic and wb-acked-order write back on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 
