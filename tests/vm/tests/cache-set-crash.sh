@@ -7,7 +7,6 @@
 # wrap-around and bucket reuse all happen) and resets the VM with sysrq-b
 # at a random moment. The last boot checks once more across a clean stop.
 # timeout: 240
-# one-kernel: journal replay after power cuts during inserts; wb-crash cuts power on both kernels
 # drives: cache:192M
 # boots: 4
 # boots-long: 21

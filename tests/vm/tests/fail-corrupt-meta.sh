@@ -9,7 +9,6 @@
 # A failed registration writes nothing: with the byte restored the set
 # registers, and the dirty data comes back right every time.
 # timeout: 300
-# one-kernel: metadata validation, the same code on every kernel; fail-cache-meta-write fails metadata I/O on both kernels
 # expect-log: hcache: .*: cache set .*: the metadata is inconsistent
 # expect-log: hcache: .*:   .*
 # expect-log: hcache: .*: cache set .*: .*(checksum|magic|bad|invalid|cannot)

@@ -11,7 +11,6 @@
 # writeback, writearound and writethrough. cache_miss_collisions is
 # logged and must be above 0 at the end: the race was exercised.
 # timeout: 300
-# one-kernel: the promotion race, decided by hcache's tree of I/O in flight; io-fio-modes promotes misses under verifying load on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 

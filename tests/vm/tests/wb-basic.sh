@@ -1,6 +1,9 @@
 # Writeback, the basics: dirty data written in writeback mode with
-# writeback paused is counted in dirty_data and makes the backing
-# superblock dirty; the raw backing device does not have it yet. Resumed,
+# writeback paused is counted in dirty_data, exactly (the bytes of every
+# 512-byte sector written at least once), and makes the backing
+# superblock dirty; the raw backing device holds none of it yet: every
+# sector of the region reads there as it did before the writes (zeros),
+# a difference in any 4 KiB block fails, naming the blocks. Resumed,
 # writeback empties the cache: dirty_data 0, state clean, the raw backing
 # device holds every byte written, far fewer backing writes than dirty
 # extents (contiguous ones are merged), and the consistency check (which
@@ -45,14 +48,31 @@ dirty_round() {
 	done
 }
 
+# written FILE: the bytes of FILE's 512-byte sectors that are not all
+# zeros: over the zeroed region, the sectors written since (the pattern
+# is random: none of its sectors is zeros).
+written() {
+	python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+z = bytes(512)
+print(sum(512 for i in range(0, len(d), 512) if d[i:i + 512] != z))' "$1"
+}
+
+# What the backing device holds before any dirty write: the zeros.
+io_get_raw 0 $region /tmp/wbb-before
+cmp -s /tmp/wbb-before /tmp/wbb-expect || hc_fail "the raw backing device does not hold the zeros written through hcache0: $(wb_diff /tmp/wbb-before /tmp/wbb-expect)"
+
 hc_log "writeback paused: dirtying"
 dirty_round
 d=$(cat "$sys/dirty_data")
-hc_log "dirty_data $d, state $(cat "$sys/state")"
-[ "$d" -gt $((4 << 20)) ] || hc_fail "dirty_data $d after writing over 4 MiB in writeback"
+want=$(written /tmp/wbb-expect)
+hc_log "dirty_data $d (sectors written: $want bytes), state $(cat "$sys/state")"
+[ "$d" = "$want" ] || hc_fail "dirty_data $d after writing $want bytes (distinct sectors) in writeback"
 [ "$(cat "$sys/state")" = dirty ] || hc_fail "state after dirty writes: $(cat "$sys/state")"
 io_get_raw 0 $region /tmp/wbb-raw
-cmp -s /tmp/wbb-raw /tmp/wbb-expect && hc_fail "the backing device already holds the data with writeback paused"
+wb_same "with writeback paused, the raw backing device must hold none of the new data; it changed in" \
+	/tmp/wbb-raw /tmp/wbb-before
+hc_log "the raw backing device holds none of the $want bytes written: every sector as before"
 io_check
 
 hc_log "restart with dirty data"

@@ -18,7 +18,6 @@
 # the backing write was issued, and boot 2 read zeros.) Then writeback
 # runs to clean and the raw backing device must hold what hcache0 says.
 # timeout: 240
-# one-kernel: a two-boot crash test; wb-crash cuts power on both kernels
 # drives: cache:64M backing:128M
 # boots: 2
 

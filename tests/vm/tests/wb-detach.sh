@@ -27,7 +27,6 @@
 #    return: the device attaches under a new id and the lost dirty data
 #    is never written back (writeback_keys_written stays 0).
 # timeout: 300
-# one-kernel: a 3 min detach of a dirty cache; wb-basic flushes and detaches on both kernels
 # expect-log: hcache: .*dirty data in the cache is LOST
 # expect-log: hcache: .*write "force" to running
 
