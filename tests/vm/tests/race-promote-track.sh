@@ -25,7 +25,7 @@
 KiB=1024
 MiB=$((1024 * KiB))
 hold_ms=3000
-rounds=4
+rounds=2
 W=$(mktemp -d /tmp/race-promote.XXXXXX)
 IO_BACK_ATTRS="irqmode=2 completion_nsec=2000000" io_setup 64 128 --bucket 64k
 dev=hcache0

@@ -42,14 +42,14 @@
 # data offset) and hcache0 must hold version 2 wherever it was written and
 # version 1 elsewhere in R; a mismatch names the iteration, its kind and
 # ranges and whether the backing device holds version 1 there (overtaken).
-# The end compares the whole area again. 5 iterations of each kind (25 of
+# The end compares the whole area again. 3 iterations of each kind (10 of
 # each under make check-long); per kind are printed the windows hit and
 # how many of the newer writes' first requests waited for the held run
 # (took at least what was left of the hold: a write to the backing device
 # over the run checked must wait for it; one over runs not yet checked, or
 # a cached one, need not). The seed is printed;
 # HC_APPEND=wb.seed=SEED tests/run --filter vm/wb-race repeats a run.
-# timeout: 360
+# timeout: 900
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 
@@ -65,7 +65,7 @@ truncate -s $area "$W/expect"
 seed=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^wb\.seed=//p')
 seed=${seed:-$(date +%s)}
 RANDOM=$seed
-[ "${HC_LONG:-}" = 1 ] && rounds=25 || rounds=5
+[ "${HC_LONG:-}" = 1 ] && rounds=10 || rounds=3
 kinds=(writearound none writethrough sequential discard zeroout)
 hc_log "seed $seed (HC_APPEND=wb.seed=$seed repeats this run); $rounds iterations of each of: ${kinds[*]}"
 hc_log "hcache0: discard_max_bytes $(cat /sys/block/$dev/queue/discard_max_bytes), write_zeroes_max_bytes $(cat /sys/block/$dev/queue/write_zeroes_max_bytes)"
