@@ -1,10 +1,13 @@
 #!/bin/bash
-# demo.sh: the host half of `make demo`: build, then boot each kernel in a
-# VM that runs tests/vm/demo.sh, and print what it printed.
+# demo.sh: the host half of `make demo`: build the tools and the module,
+# then boot each kernel in a VM that runs tests/vm/demo.sh, and print what
+# it printed.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 mkdir -p build
+# The guest runs the tools built here (the host's tree is its root).
+make -C tools >build/demo-tools.log 2>&1 || { cat build/demo-tools.log; exit 1; }
 for b in /lib/modules/*/build; do
 	k=$(basename "$(dirname "$b")")
 	[ -f "/boot/vmlinuz-$k" ] || continue
