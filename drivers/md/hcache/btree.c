@@ -387,7 +387,12 @@ void hc_btree_exit(struct hc_cache_set *c)
 			}
 		mutex_unlock(&c->node_cache_lock);
 	}
-	for (i = 0; i < ARRAY_SIZE(c->node_reserve); i++) {
+	/*
+	 * A registration refused before hc_btree_init() (a duplicate set, a
+	 * bad geometry) leaves the reserve lists zeroed, not empty; the
+	 * reserves are only filled once node_hash is allocated.
+	 */
+	for (i = 0; c->node_hash && i < ARRAY_SIZE(c->node_reserve); i++) {
 		struct hc_node_reserve *r = &c->node_reserve[i];
 
 		while (!list_empty(&r->nodes)) {
