@@ -4,6 +4,7 @@
 #
 # A test file's header may hold, one per line:
 #   # timeout: SECONDS     the test's own limit (default 120), boot excluded
+#   # timeout-long: SECONDS  the same, under make check-long (default: timeout)
 #   # drives: NAME:SIZE... sparse files attached as virtio disks (serial NAME)
 #   # memory: SIZE         guest memory (default 2G)
 #   # smp: N               guest CPUs (default 2)
@@ -75,6 +76,9 @@ header() {
 }
 
 timeout=$(header timeout | tail -n 1)
+if [ -n "${HC_LONG:-}" ] && [ -n "$(header timeout-long)" ]; then
+	timeout=$(header timeout-long | tail -n 1)
+fi
 timeout=$((${timeout:-120} * ${HC_TIME_SCALE:-1}))
 memory=$(header memory | tail -n 1)
 smp=$(header smp | tail -n 1)

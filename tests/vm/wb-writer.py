@@ -12,14 +12,18 @@ OFFSET. Every 512-byte sector of a block holds, in full, a known pattern:
     version and seed)
 
 so a sector read back names the block and version it was written as, and
-is checked byte for byte. Version 0 is the initial content (the "fill"
-command); each later write has a version of its own, all its blocks the
-same version.
+is checked byte for byte. Version 0 is the initial content: the pattern,
+written by the "fill" command, or zeros, for a region never written that
+the "init" command only starts a log for (a null_blk disk keeps in its
+volatile write cache only writes to pages it never stored, so a power-cut
+test must not write the region first); each later write has a version of
+its own, all its blocks the same version.
 
 The write log (a text file, one record a line, each line flushed to
 stable storage with fsync before the program goes on):
 
-    S SEED BLOCKS          first line: the run's seed and region size
+    S SEED BLOCKS [zero]   first line: the run's seed and region size;
+                           "zero": version 0 is zeros (the "init" command)
     I VERSION BLOCK COUNT MODE
                            intent: written before the write is issued;
                            MODE d (O_DSYNC: acknowledged when it
@@ -47,7 +51,8 @@ hcache0, the same region read from the raw backing device afterwards and
 the set's keys (debugfs) read in between: every sector under no dirty key
 must be the same in both.
 
-Exit status: 0 ok, 1 a check failed, 2 usage or I/O error.
+Exit status: 0 ok, 1 a check failed, 2 usage or I/O error, 3 (write) the
+run ended at an I/O error, as at a power cut.
 """
 import argparse
 import hashlib
@@ -85,6 +90,13 @@ def block_bytes(blk, ver, seed):
     return bytes(out)
 
 
+def version_bytes(log, blk, ver):
+    """What block blk holds as version ver of the run logged in log."""
+    if ver == 0 and log.zero:
+        return bytes(BLOCK)
+    return block_bytes(blk, ver, log.seed)
+
+
 def describe_sector(data, blk, s):
     """What a sector that matched no allowed version holds, in words."""
     if data == bytes(SECTOR):
@@ -105,6 +117,7 @@ class Log:
     def __init__(self, path, acked_until=None, intended_until=None):
         self.seed = None
         self.blocks = None
+        self.zero = False
         self.info = {}        # version -> (block, count, mode, seq)
         self.acked = {}       # block -> last acknowledged version
         self.pending = {}     # block -> [(seq, version)] intended later
@@ -138,6 +151,7 @@ class Log:
                 kind = p[0]
                 if kind == "S":
                     self.seed, self.blocks = int(p[1]), int(p[2])
+                    self.zero = p[3:4] == ["zero"]
                 elif kind == "B":
                     pass
                 elif kind == "M":
@@ -201,6 +215,15 @@ def append_line(fd, line):
     os.fsync(fd)
 
 
+def cmd_init(a):
+    seed = a.seed if a.seed is not None else random.getrandbits(48)
+    log = os.open(a.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    append_line(log, "S %d %d zero" % (seed, a.blocks))
+    os.close(log)
+    print("log for %d blocks at byte %d, version 0 zeros (seed %d)"
+          % (a.blocks, a.offset, seed))
+
+
 def cmd_fill(a):
     seed = a.seed if a.seed is not None else random.getrandbits(48)
     fd = open_direct(a.dev, os.O_WRONLY)
@@ -241,6 +264,7 @@ class Writer:
         self.acked = 0
         self.intended = 0
         self.btree_flush = a.btree_flush
+        self.mode = a.mode
 
     def pick(self):
         if self.rng.random() < 0.25:
@@ -282,7 +306,9 @@ class Writer:
     def one_step(self):
         """One acknowledged unit: an O_DSYNC write, or one to four plain
         writes and an fdatasync."""
-        if self.rng.random() < 0.35:
+        dsync = {"mix": self.rng.random() < 0.35, "dsync": True,
+                 "sync": False}[self.mode]
+        if dsync:
             self.ack([self.write(self.dsync, "d")])
         else:
             vers = [self.write(self.plain, "s")
@@ -309,8 +335,15 @@ def cmd_write(a):
                                 "r%d" % r], check=True)
             append_line(w.log, "M r%d" % r)
     else:
-        while end is None or time.monotonic() < end:
-            w.one_step()
+        try:
+            while end is None or time.monotonic() < end:
+                w.one_step()
+        except OSError as e:
+            # A power cut ends a run with an I/O error: what was
+            # acknowledged before it is in the log.
+            print("stopped by %s: wrote %d, acknowledged %d, versions %d..%d"
+                  % (e, w.intended, w.acked, a.first_version, w.next - 1))
+            sys.exit(3)
     print("wrote %d, acknowledged %d, versions %d..%d"
           % (w.intended, w.acked, a.first_version, w.next - 1))
 
@@ -335,7 +368,7 @@ def cmd_verify(a):
             blk = first + i
             have = data[i * BLOCK:(i + 1) * BLOCK]
             allowed = log.allowed(blk)
-            want = {v: block_bytes(blk, v, log.seed) for v in allowed}
+            want = {v: version_bytes(log, blk, v) for v in allowed}
             if allowed[0]:
                 nwritten += 1
             if have == want[allowed[0]]:
@@ -447,6 +480,13 @@ def main():
     f.add_argument("--blocks", type=int, required=True)
     f.add_argument("--offset", type=int, default=0, help="bytes")
     f.add_argument("--seed", type=int)
+    i = sub.add_parser("init", help="start the log of a never-written region "
+                       "(version 0: zeros)")
+    i.add_argument("log")
+    i.add_argument("--blocks", type=int, required=True)
+    i.add_argument("--offset", type=int, default=0, help="bytes (logged "
+                   "only)")
+    i.add_argument("--seed", type=int)
     w = sub.add_parser("write", help="random acknowledged writes")
     w.add_argument("dev")
     w.add_argument("log")
@@ -464,6 +504,9 @@ def main():
     w.add_argument("--btree-flush", metavar="FILE",
                    help="write 'btree' to FILE (a set's debugfs flush) "
                    "before every fdatasync")
+    w.add_argument("--mode", choices=("mix", "dsync", "sync"), default="mix",
+                   help="dsync: only O_DSYNC writes; sync: only plain "
+                   "writes, acknowledged by fdatasync; mix: both")
     w.add_argument("--note")
     v = sub.add_parser("verify", help="check the region against the log")
     v.add_argument("dev")
@@ -486,7 +529,8 @@ def main():
     s.add_argument("--first-version", type=int, default=0)
     a = p.parse_args()
     try:
-        {"fill": cmd_fill, "write": cmd_write, "verify": cmd_verify,
+        {"init": cmd_init, "fill": cmd_fill, "write": cmd_write,
+         "verify": cmd_verify,
          "clean-check": cmd_clean_check, "stats": cmd_stats}[a.cmd](a)
     except OSError as e:
         die("%s: %s" % (a.cmd, e))

@@ -47,84 +47,18 @@
 
 # shellcheck disable=SC2034 # io-lib.sh's helpers read the IO_* variables
 . "$HC_ROOT/tests/vm/io-lib.sh"
+. "$HC_ROOT/tests/vm/powercut-lib.sh"
 
 KiB=1024
 W=$(mktemp -d /tmp/pc-fail.XXXXXX)
-cfg=/sys/kernel/config/nullb
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 # The disks, once: a cache and a slower backing disk, each with an 8 MiB
 # volatile write cache.
-c_raw=$(hc_nullb pcc 64 cache_size=8)
-b_raw=$(hc_nullb pcb 128 cache_size=8 irqmode=2 completion_nsec=500000)
-c_sectors=$(hc_size "$c_raw")
-b_sectors=$(hc_size "$b_raw")
-
-# pc_disk NAME: the /dev node of null_blk NAME now (6.1 names the disk
-# after its configfs directory, 6.12 nullbINDEX).
-pc_disk() {
-	if [ -b "/dev/$1" ]; then
-		echo "/dev/$1"
-	else
-		echo "/dev/nullb$(cat "$cfg/$1/index")"
-	fi
-}
-
-# pc_dm_point: the dm devices at the disks (created or reloaded).
-pc_dm_point() {
-	c_raw=$(pc_disk pcc)
-	b_raw=$(pc_disk pcb)
-	if dmsetup info pc_c >/dev/null 2>&1; then
-		hc_dm_reload pc_c "0 $c_sectors linear $c_raw 0"
-		hc_dm_reload pc_b "0 $b_sectors linear $b_raw 0"
-	else
-		hc_dm_create pc_c "0 $c_sectors linear $c_raw 0" >/dev/null
-		hc_dm_create pc_b "0 $b_sectors linear $b_raw 0" >/dev/null
-	fi
-	IO_CDEV=/dev/$(dmsetup info -c --noheadings -o blkdevname pc_c)
-	IO_BDEV=/dev/$(dmsetup info -c --noheadings -o blkdevname pc_b)
-	IO_CNAME=${IO_CDEV#/dev/}
-	IO_BNAME=${IO_BDEV#/dev/}
-	IO_BDEVS=("$IO_BDEV")
-}
-
-# pc_cut: the power cut, then everything of hcache gone and unloaded.
-pc_cut() {
-	dmsetup suspend --noflush --noudevsync pc_c pc_b || hc_fail "dmsetup suspend failed"
-	echo 0 >"$cfg/pcc/power"
-	echo 0 >"$cfg/pcb/power"
-	dmsetup load pc_c --table "0 $c_sectors error" &&
-		dmsetup load pc_b --table "0 $b_sectors error" &&
-		dmsetup resume --noudevsync pc_c &&
-		dmsetup resume --noudevsync pc_b || hc_fail "dmsetup: no error tables"
-	[ ! -d "$IO_SET" ] || printf '1\n' >"$IO_SET/stop" 2>/dev/null || :
-	hc_wait test ! -e "$IO_SET"
-	hc_wait io_no_hcache
-	hc_unload
-	echo 1 >"$cfg/pcc/power"
-	echo 1 >"$cfg/pcb/power"
-	udevadm settle 2>/dev/null || :
-	pc_dm_point
-}
-
-# pc_up: load the module and register the set as at boot.
-pc_up() {
-	hc_load
-	hc_write /sys/fs/hcache/register "$IO_CDEV"
-	hc_wait test -d "$IO_SET"
-	dev=$(io_register_backing "$IO_BDEV")
-	[ "$dev" = hcache0 ] || hc_fail "the backing device runs as $dev"
-	sys=$(io_sysdir hcache0)
-}
-
-pc_dm_point
-"$(hc_tool make-hcache)" -C "$IO_CDEV" -B "$IO_BDEV" --block 512 --bucket 64k --writeback >/dev/null ||
-	hc_fail "make-hcache failed"
-IO_UUID=$("$(hc_tool hcache-super-show)" "$IO_CDEV" | awk '$1 == "cset.uuid" { print $2 }')
-IO_OFFSET=$("$(hc_tool hcache-super-show)" "$IO_BDEV" | awk '$1 == "backing.data_offset" { print $2 }')
-IO_SET=/sys/fs/hcache/$IO_UUID
-IO_DBG=/sys/kernel/debug/hcache/$IO_UUID
-blockdev --flushbufs "$IO_CDEV" "$IO_BDEV"
+pc_cache_mib=64 pc_cache_args="cache_size=8"
+pc_backing_mib=128 pc_backing_args="cache_size=8 irqmode=2 completion_nsec=500000"
+pc_disks
+pc_format --block 512 --bucket 64k --writeback
 pc_up
 hc_log "set $IO_UUID on dm over null_blk with volatile caches: cache $IO_CDEV, backing $IO_BDEV as hcache0"
 
@@ -159,7 +93,7 @@ for kind in wb-fua wb-plain wt-fail wt-dirty wb-flakey; do
 			hc_log "$kind: the write of version 2 failed at the cut (allowed: never acknowledged)"
 		;;
 	wb-flakey)
-		hc_dm_reload pc_c "0 $c_sectors flakey $c_raw 0 0 3600 1 error_writes"
+		hc_dm_reload pc_c "0 $pc_c_sectors flakey $c_raw 0 0 3600 1 error_writes"
 		dd if="$W/v2" of=/dev/hcache0 bs=64k seek=$((base / (64 * KiB))) \
 			oflag=direct,dsync conv=notrunc status=none 2>/dev/null &&
 			hc_log "$kind: the write of version 2 succeeded" ||
@@ -230,4 +164,4 @@ hc_log "$i cases, each cut: nothing acknowledged lost"
 hc_write "$sys/stop" 1
 io_stop
 hc_unload
-dmsetup remove --noudevsync pc_c pc_b
+pc_remove
