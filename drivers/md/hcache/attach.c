@@ -119,6 +119,15 @@ void hc_backing_unlink(struct hc_backing *b)
 	lockdep_assert_held(&hc_register_lock);
 	hc_writeback_stop(b);
 	hc_request_detach(b);
+	/*
+	 * Clean keys of its writethrough writes and promotions may still be
+	 * in the open journal entry; once it leaves c->backings, the
+	 * metadata write that makes them durable no longer flushes it
+	 * (hc_meta_write()). Flush it now, while nothing more is written.
+	 */
+	if (blkdev_issue_flush(b->bdev))
+		pr_err("%pg: flush as it leaves cache set %pU failed: the cache may vouch for data it lost\n",
+		       b->bdev, b->set->sb.set_uuid);
 	snprintf(name, sizeof(name), "bdev%u", b->id);
 	sysfs_remove_link(&b->set->kobj, name);
 	sysfs_remove_link(&b->kobj, "cache_set");

@@ -830,9 +830,16 @@ static void hc_frag_retry_work(struct work_struct *work)
 {
 	struct hc_frag *f = container_of(work, struct hc_frag, work);
 	struct hc_request *req = f->req;
-	bool failed = f->bio.bi_status != BLK_STS_OK;
+	/*
+	 * A failed read of clean data comes from the backing device. A read
+	 * of a bucket reused since (failed or not) looks the range up
+	 * again: moving GC may have copied dirty data elsewhere, and the
+	 * backing device does not hold it. Gens only move forward, so what
+	 * hc_read_endio() found stale is stale here too.
+	 */
+	bool failed = f->bio.bi_status != BLK_STS_OK &&
+		      !hc_ptr_stale_now(req->c, f->ptr);
 
-	/* A failed read of clean data comes from the backing device. */
 	hc_read_range(req, f->start, f->start + f->sectors, failed, false);
 	bio_put(&f->bio);
 	hc_request_put(req);
@@ -1343,8 +1350,15 @@ static void hc_write_around(struct hc_request *req, bool fua, bool written)
 		return;
 	}
 	if (!ret && fua) {
+		/*
+		 * A set that failed writes no journal: the whiteouts just
+		 * made would not be durable, and the FUA write must not
+		 * complete over clean keys that may come back.
+		 */
 		down_write(&c->meta_lock);
-		if (c->journal.nr && !c->meta_failed)
+		if (c->meta_failed)
+			ret = -EIO;
+		else if (c->journal.nr)
 			ret = hc_journal_write(c);
 		up_write(&c->meta_lock);
 	}
@@ -1724,8 +1738,12 @@ static unsigned int hc_write_insert_done(struct hc_cache_set *c,
 		else if ((req->bio->bi_opf & REQ_FUA) && !req->fallback)
 			fua = true;
 	}
-	if (fua && !c->meta_failed) {
-		ret = hc_journal_write(c);
+	/*
+	 * A set that failed meanwhile (another insert of this batch, say)
+	 * writes no journal: its FUA writes are not durable, and say so.
+	 */
+	if (fua) {
+		ret = c->meta_failed ? -EIO : hc_journal_write(c);
 		list_for_each_entry(req, &batch, inserts)
 			if (ret && !req->acked && !req->fallback &&
 			    (req->bio->bi_opf & REQ_FUA) && !req->insert_ret)
