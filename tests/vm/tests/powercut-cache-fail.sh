@@ -28,6 +28,11 @@
 #   wb-flakey writeback, the cache device itself failing every write
 #             (dm-flakey error_writes under it, metadata included), an
 #             O_DSYNC write; the set fails; power is cut 0.5 s later
+#   wt-stop   writethrough, a plain write over space nothing was cached
+#             for, then hcache0 and the set stopped, then the cut: the
+#             set's last journal write must not make the clean key durable
+#             without the backing device flushed as it left the set;
+#             hcache0 must read what the backing device holds
 #   wt-clean  writethrough, a plain write over space nothing was cached
 #             for (no version 1), not made durable; power is cut 0.5 s
 #             later; hcache0 must read the same before and after a detach
@@ -133,6 +138,31 @@ for kind in wb-fua wb-plain wt-fail wt-dirty wb-flakey; do
 	fi
 	i=$((i + 1))
 done
+# wt-stop: the same kind of write, then hcache0 stopped and the set
+# stopped (which writes the journal, and the clean key with it) before
+# the timer could (journal_delay_ms 10 s), then the cut. The backing
+# device must have been flushed as it left the set: it must hold what
+# hcache0 reads.
+kind=wt-stop
+base=$((i * 1024 * KiB))
+head -c $((64 * KiB)) /dev/urandom >"$W/v2"
+io_mode hcache0 writethrough
+hc_write "$IO_SET/journal_delay_ms" 10000
+io_put "$W/v2" /dev/hcache0 $base
+hc_write "$sys/stop" 1
+hc_wait test ! -e /dev/hcache0
+io_stop
+hc_log "$kind: version 2 written over nothing cached, hcache0 and the set stopped; cutting power"
+pc_cut
+pc_up
+io_get /dev/hcache0 $base $((64 * KiB)) "$W/cached"
+io_get_raw $base $((64 * KiB)) "$W/raw"
+if ! cmp -s "$W/cached" "$W/raw"; then
+	bad+=("$kind: hcache0 reads $(cmp -s "$W/cached" "$W/v2" && echo "version 2" || echo "other data") after the cut, the backing device $(cmp -s "$W/raw" "$W/v0" && echo "version 0 (zeros)" || echo "other data"): a clean key was durable before the backing device had its data")
+else
+	hc_log "$kind: the same through the cache and on the backing device ($(cmp -s "$W/cached" "$W/v2" && echo "version 2" || echo "version 0"))"
+fi
+i=$((i + 1))
 # wt-clean: a writethrough write over space the cache held nothing of,
 # not made durable, its clean key journalled by the timer; then the cut.
 # Whichever version hcache0 reads after it, the backing device must hold
