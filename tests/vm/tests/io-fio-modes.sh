@@ -3,12 +3,12 @@
 # offsets (the set has 512-byte blocks and 128 KiB buckets, so most I/Os
 # are unaligned to a bucket and many span two or more), iodepth 32, two
 # jobs each on its own 24 MiB region (offset_increment, so each verifies
-# only what it wrote), direct libaio, 20 passes over the regions (about
-# 20 s under TCG). Once in each of writethrough, writeback, writearound
-# and none; then 40 passes while a background loop switches cache_mode
-# every second through all four. Then random writes in writeback, with
-# writeback paused, leave the region dirty (the backing device holds
-# other data): fio's
+# only what it wrote), direct libaio, 10 passes over the regions (about
+# 10 s under TCG; 20 under make check-long). Once in each of
+# writethrough, writeback, writearound and none; then twice as many
+# passes while a background loop switches cache_mode every second through
+# all four. Then random writes in writeback, with writeback paused, leave
+# the region dirty (the backing device holds other data): fio's
 # verify_only finds it intact in every mode (dirty data wins; a
 # sequential read past the cutoff returns it too) and after a stop and
 # register of the set. Any fio error or verify failure fails, and so does
@@ -22,8 +22,10 @@ io_setup 128 256 --bucket 128k
 dev=hcache0
 sys=$(io_sysdir $dev)
 jobsize=24m
-# About 20 s a mode under TCG, 40 s for the switching run.
-loops=20
+# About 10 s a mode under TCG, 20 s for the switching run (twice that
+# under make check-long).
+loops=10
+[ "${HC_LONG:-}" = 1 ] && loops=20
 region=$((2 * 24 << 20))	# both jobs, from 1 MiB on
 
 # run NAME SEED [LOOPS]: the verifying fio job; fails the test on any error.

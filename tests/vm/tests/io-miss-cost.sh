@@ -40,6 +40,7 @@
 # (hc_promote_thread()) in the time reads leave idle.
 # timeout: 480
 # one-kernel: a 2 min timing comparison; mode none and writethrough run on both kernels in io-fio-modes
+# long-only: a timing comparison, unsteady while other guests run; io-fio-modes covers modes none and writethrough on both kernels
 # clock: instructions
 # smp: 1
 

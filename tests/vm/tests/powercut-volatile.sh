@@ -19,8 +19,8 @@
 # every sector, the last acknowledged version or one written after it
 # (never acknowledged: zeros, or one written since), and every tenth cut
 # and the last, every region so far. At the end everything is written
-# back (dirty_data 0), the power is cut once more, and the backing device
-# alone, with no module loaded, must hold every region the same way.
+# back (dirty_data 0), the power is cut once more, and with no module
+# loaded the backing device by itself must hold every region the same way.
 # 5 cuts in make check, 100 in make check-long.
 # timeout: 480
 # timeout-long: 2400

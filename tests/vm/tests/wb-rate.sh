@@ -32,6 +32,7 @@
 #    within 30 s (full speed; the drain rate is printed).
 # timeout: 300
 # one-kernel: a 3.5 min timing test of the rate controller's math, which is the same on both kernels
+# long-only: a 3.5 min timing test against wall-clock time, run alone; the controller's math has unit tests (tests/unit)
 # alone: the rate controller is watched against wall-clock time
 
 . "$HC_ROOT/tests/vm/io-lib.sh"

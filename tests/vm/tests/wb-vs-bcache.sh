@@ -38,6 +38,7 @@
 # most a quarter as many writes as there are dirty extents.
 # timeout: 300
 # one-kernel: a 2 min comparison of backing writes with stock bcache; wb-basic flushes on both kernels
+# long-only: a comparison with stock bcache; wb-basic and wb-crash cover writeback on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 
