@@ -279,11 +279,11 @@
  * PREFLUSH whenever a data write completed since the cache device was
  * last flushed, and the backing devices are flushed first when a
  * foreground write reached them since (hc_meta_write()), so that no
- * clean key vouches for data they could lose; a bucket's new gen is
- * persisted before
- * the bucket takes new data; a node is written (FUA) before its parent or
- * a journal entry names it (a rewritten leaf's journal pin passes to its parent until
- * then), and a bucket freed by a rewrite is reused only after a journal
+ * clean key vouches for data they could lose (one leaving the set is
+ * flushed as it goes); a bucket's new gen is persisted before the bucket
+ * takes new data; a node is written (FUA) before its parent or a journal
+ * entry names it (a rewritten leaf's journal pin passes to its parent
+ * until then), and a bucket freed by a rewrite is reused only after a journal
  * entry names a root that no longer reaches it; the table entry is
  * durable before a backing superblock names the set. A backing superblock
  * says dirty before a dirty write completes and clean only once no dirty
