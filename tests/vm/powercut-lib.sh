@@ -15,6 +15,7 @@
 #
 # The caller sets pc_cache_mib, pc_backing_mib and pc_cache_args,
 # pc_backing_args (null_blk attributes), then calls pc_disks.
+# shellcheck shell=bash disable=SC2034,SC2154 # variables for the tests, and from them
 
 pc_cfg=/sys/kernel/config/nullb
 
@@ -76,10 +77,12 @@ pc_cut() {
 	dmsetup suspend --noflush --noudevsync pc_c pc_b || hc_fail "dmsetup suspend failed"
 	echo 0 >"$pc_cfg/pcc/power"
 	echo 0 >"$pc_cfg/pcb/power"
-	dmsetup load pc_c --table "0 $pc_c_sectors error" &&
-		dmsetup load pc_b --table "0 $pc_b_sectors error" &&
-		dmsetup resume --noudevsync pc_c &&
-		dmsetup resume --noudevsync pc_b || hc_fail "dmsetup: no error tables"
+	if ! dmsetup load pc_c --table "0 $pc_c_sectors error" ||
+		! dmsetup load pc_b --table "0 $pc_b_sectors error" ||
+		! dmsetup resume --noudevsync pc_c ||
+		! dmsetup resume --noudevsync pc_b; then
+		hc_fail "dmsetup: no error tables"
+	fi
 	[ ! -d "$IO_SET" ] || printf '1\n' >"$IO_SET/stop" 2>/dev/null || :
 	hc_wait test ! -e "$IO_SET"
 	hc_wait io_no_hcache
@@ -90,16 +93,10 @@ pc_cut() {
 	pc_dm_point
 }
 
-# pc_up: load the module and register the set as at boot; hcache0 is the
-# backing device, its sysfs directory in $sys.
+# pc_up: load the module and register the set as at boot (io-lib.sh's
+# io_register); hcache0's sysfs directory in $sys.
 pc_up() {
-	local dev
-
-	hc_load
-	hc_write /sys/fs/hcache/register "$IO_CDEV"
-	hc_wait test -d "$IO_SET"
-	dev=$(io_register_backing "$IO_BDEV")
-	[ "$dev" = hcache0 ] || hc_fail "the backing device runs as $dev"
+	io_register
 	sys=$(io_sysdir hcache0)
 }
 
