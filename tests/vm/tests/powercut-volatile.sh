@@ -120,7 +120,11 @@ for ((k = 1; k <= cuts; k++)); do
 	for p in "${pids[@]}"; do
 		st=0
 		wait "$p" || st=$?
-		[ $st = 3 ] || hc_fail "cut $k: a writer ended with status $st, not at the cut's I/O error: $(cat "$logs/c$k-"*.out)"
+		[ $st = 2 ] || hc_fail "cut $k: a writer ended with status $st, not 2 (the cut's I/O error): $(cat "$logs/c$k-"*.out)"
+	done
+	for mode in sync dsync; do
+		grep -q -x 'wb-writer: write: \[Errno 5\] Input/output error' "$logs/c$k-$mode.out" ||
+			hc_fail "cut $k: the $mode writer did not end at the cut's I/O error: $(cat "$logs/c$k-$mode.out")"
 	done
 	pc_up
 	io_cutoff hcache0 0
