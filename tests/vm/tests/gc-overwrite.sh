@@ -40,6 +40,7 @@
 # triggered GC.
 # timeout: 600
 # one-kernel: a 4 min soak of GC under writes; the kernel-facing paths run in the io- and wb- tests on both
+# long-only: a soak of GC under writes (overwriting the cache many times); cache-set-crash runs moving GC on both kernels in make check
 # alone: no I/O may take 5 s, a bound two busy guests on 2 cores can approach
 
 . "$HC_ROOT/tests/vm/io-lib.sh"

@@ -7,6 +7,7 @@
 # comes back from a warm restart. e2fsck finds each filesystem clean; at
 # the end errors is 0 and the consistency check says ok.
 # timeout: 300
+# one-kernel: ext4 over hcache0; passthrough-io and io-fio-modes cover flush, FUA, discard and every mode on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 

@@ -35,6 +35,7 @@
 # each that grew. The module unloads at the end.
 # timeout: 900
 # one-kernel: a leak check over register/stop cycles; register and cache-set register and stop on both kernels
+# long-only: 1000 register/stop cycles of each kind against a leak of one object a cycle; register and cache-set register and stop on both kernels in make check
 # append: slab_nomerge
 
 cycles=300

@@ -5,6 +5,7 @@
 # alone, the by-label link follows label changes, a synthetic event on
 # /dev/hcache0 keeps the links, and stop removes them.
 # timeout: 90
+# one-kernel: the udev rules do not depend on the kernel; udev-assemble runs them on both
 
 . "$HC_ROOT/tests/vm/udev.sh"
 

@@ -43,10 +43,10 @@
 # again, detaches, checks it once more, stops everything and checks the
 # raw backing device at its data offset. What each of these reads must be
 # the same, byte for byte, as what the first read of the boot found.
-# 3 kills in make check, 20 in make check-long.
+# 2 kills in make check, 20 in make check-long.
 # timeout: 200
 # drives: cache:128M backing:64M
-# boots: 4
+# boots: 3
 # boots-long: 21
 
 # shellcheck disable=SC2034 # io-lib.sh's helpers read the IO_* variables

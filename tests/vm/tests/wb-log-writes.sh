@@ -67,7 +67,8 @@ writer=$HC_ROOT/tests/vm/wb-writer.py
 replay=$HC_ROOT/tests/vm/log-replay.py
 wlog=$HC_RESULTS/wb-log-writes.log
 blocks=1024 # the region: the first 4 MiB of hcache0
-rounds=12
+rounds=6
+[ "${HC_LONG:-}" = 1 ] && rounds=12
 dm=hcwblog
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 modprobe dm-log-writes || hc_fail "no dm-log-writes"
