@@ -12,6 +12,7 @@
 # harness boots that second VM after the test ("reboot-with" below).
 # timeout: 180
 # one-kernel: the initramfs hook and udev rules do not depend on the kernel; 3 min
+# long-only: builds and boots an initramfs (3 min); udev-assemble runs the same udev rules on both kernels in make check
 # drives: root:64M cache:80M
 # The harness's second boot, from the initrd.img left behind:
 # reboot-with: root=/dev/hcache0
