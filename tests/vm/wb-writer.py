@@ -215,17 +215,25 @@ def append_line(fd, line):
     os.fsync(fd)
 
 
-def cmd_init(a):
-    seed = a.seed if a.seed is not None else random.getrandbits(48)
-    log = os.open(a.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    append_line(log, "S %d %d zero" % (seed, a.blocks))
+def run_seed(a):
+    return a.seed if a.seed is not None else random.getrandbits(48)
+
+
+def start_log(path, seed, blocks, zero=False):
+    """A new log: its S line."""
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    append_line(log, "S %d %d%s" % (seed, blocks, " zero" if zero else ""))
     os.close(log)
-    print("log for %d blocks at byte %d, version 0 zeros (seed %d)"
-          % (a.blocks, a.offset, seed))
+
+
+def cmd_init(a):
+    seed = run_seed(a)
+    start_log(a.log, seed, a.blocks, zero=True)
+    print("log for %d blocks, version 0 zeros (seed %d)" % (a.blocks, seed))
 
 
 def cmd_fill(a):
-    seed = a.seed if a.seed is not None else random.getrandbits(48)
+    seed = run_seed(a)
     fd = open_direct(a.dev, os.O_WRONLY)
     buf = mmap.mmap(-1, CHUNK_BLOCKS * BLOCK)
     for first in range(0, a.blocks, CHUNK_BLOCKS):
@@ -237,9 +245,7 @@ def cmd_fill(a):
             die("short write to %s" % a.dev)
     os.fsync(fd)
     os.close(fd)
-    log = os.open(a.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    append_line(log, "S %d %d" % (seed, a.blocks))
-    os.close(log)
+    start_log(a.log, seed, a.blocks)
     print("filled %d blocks of %s at byte %d with version 0 (seed %d)"
           % (a.blocks, a.dev, a.offset, seed))
 
@@ -306,9 +312,8 @@ class Writer:
     def one_step(self):
         """One acknowledged unit: an O_DSYNC write, or one to four plain
         writes and an fdatasync."""
-        dsync = {"mix": self.rng.random() < 0.35, "dsync": True,
-                 "sync": False}[self.mode]
-        if dsync:
+        if self.mode == "dsync" or (self.mode == "mix" and
+                                    self.rng.random() < 0.35):
             self.ack([self.write(self.dsync, "d")])
         else:
             vers = [self.write(self.plain, "s")
@@ -477,8 +482,6 @@ def main():
                        "(version 0: zeros)")
     i.add_argument("log")
     i.add_argument("--blocks", type=int, required=True)
-    i.add_argument("--offset", type=int, default=0, help="bytes (logged "
-                   "only)")
     i.add_argument("--seed", type=int)
     w = sub.add_parser("write", help="random acknowledged writes")
     w.add_argument("dev")

@@ -82,7 +82,6 @@ pv_acked() {
 }
 
 acked=0
-inflight=0
 for ((k = 1; k <= cuts; k++)); do
 	if [ $((k % 2)) = 1 ]; then
 		wb_set hcache0 writeback_percent 0
@@ -95,8 +94,8 @@ for ((k = 1; k <= cuts; k++)); do
 	pids=()
 	w=0
 	for mode in sync dsync; do
-		python3 "$writer" init "$logs/c$k-$mode.log" --blocks $blocks \
-			--offset "$(pv_offset "$k" $w)" >/dev/null || hc_fail "wb-writer.py init failed"
+		python3 "$writer" init "$logs/c$k-$mode.log" --blocks $blocks >/dev/null ||
+			hc_fail "wb-writer.py init failed"
 		python3 "$writer" write /dev/hcache0 "$logs/c$k-$mode.log" \
 			--offset "$(pv_offset "$k" $w)" --first-version 1 --duration 3600 \
 			--mode $mode --hot 16 --max-blocks 8 --rng-seed $((k * 2 + w)) \
@@ -128,9 +127,10 @@ for ((k = 1; k <= cuts; k++)); do
 	done
 	pc_up
 	io_cutoff hcache0 0
-	pv_verify /dev/hcache0 0 $k
 	if [ $((k % 10)) = 0 ] || [ $k = $cuts ]; then
 		pv_verify /dev/hcache0 0 $(seq 1 $k)
+	else
+		pv_verify /dev/hcache0 0 $k
 	fi
 	a=$(cat "$logs/c$k-"*.log | grep -c '^A ')
 	acked=$((acked + a))
