@@ -7,7 +7,8 @@
 #   make check           deps, build, unit tests, static checks, VM tests
 #   make check-long      the same plus the long soaks
 #   make check-debug     the VM tests on a KASAN/lockdep/kmemleak kernel
-#   make check T=NAME    only the tests whose name contains NAME
+#   make check T=NAME    only the tests whose name contains NAME (or any
+#                        of several: T="NAME1 NAME2")
 #   make demo            boot a VM and show hcache at work
 #   make bench           hcache against bcache, dm-cache, raw disks (KERNELS=)
 #   make bench-profile   where hcache's time goes in bench workload a, b, c, d or e
@@ -67,7 +68,8 @@ check-long: deps
 
 # The VM tests on a debug kernel built (or reused) by scripts/debug-kernel.sh,
 # whose output tells tests/run where it is. Not part of check: the first
-# build takes about 15 minutes. T=NAME: only the VM tests matching NAME.
+# build takes about 15 minutes. T=NAME: only the VM tests matching NAME
+# (T="NAME1 NAME2": those matching any of them).
 # Tests get three times their usual time limits on that slower kernel.
 check-debug: deps
 	@set -e; vars=$$(./scripts/debug-kernel.sh); set -a; eval "$$vars"; set +a; \
@@ -77,7 +79,7 @@ check-debug: deps
 	$(MAKE) -C tools; \
 	$(MAKE) -C tests/vm/helpers; \
 	HC_APPEND="null_blk.nr_devices=0 pci=noacpi" HC_BOOT_SECONDS=180 HC_TIME_SCALE=3 \
-		./tests/run --filter "vm/$(T)"
+		./tests/run --filter "$(if $(T),$(addprefix vm/,$(T)),vm/)"
 
 demo: deps
 	./tests/demo.sh
@@ -118,4 +120,4 @@ clean:
 	$(MAKE) -C tests/vm/helpers clean
 
 help:
-	@sed -n '3,18s/^# \{0,1\}//p' Makefile
+	@sed -n '3,19s/^# \{0,1\}//p' Makefile
