@@ -320,12 +320,18 @@ static int build_backing(struct hc_target *t, const struct hc_opts *o,
 			t->path, (unsigned long long)offset, block_size);
 		return EX_USAGE;
 	}
-	if (t->info.size < (offset << HC_SECTOR_SHIFT) + block_size) {
-		hc_warn("%s: too small for a backing device: %llu bytes; the minimum is %llu bytes (data offset of %llu sectors and one block)",
-			t->path, (unsigned long long)t->info.size,
-			(unsigned long long)((offset << HC_SECTOR_SHIFT) +
-					     block_size),
-			(unsigned long long)offset);
+	/* Compared in sectors: in bytes, a large offset would wrap around. */
+	if (t->info.size < block_size ||
+	    offset > (t->info.size - block_size) >> HC_SECTOR_SHIFT) {
+		if (offset > (UINT64_MAX - block_size) >> HC_SECTOR_SHIFT)
+			hc_warn("%s: data offset %llu sectors lies past the end of any device",
+				t->path, (unsigned long long)offset);
+		else
+			hc_warn("%s: too small for a backing device: %llu bytes; the minimum is %llu bytes (data offset of %llu sectors and one block)",
+				t->path, (unsigned long long)t->info.size,
+				(unsigned long long)((offset << HC_SECTOR_SHIFT) +
+						     block_size),
+				(unsigned long long)offset);
 		return EX_TOO_SMALL;
 	}
 	b->data_offset = offset;
