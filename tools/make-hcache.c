@@ -129,6 +129,11 @@ static int open_target(struct hc_target *t)
 				t->path);
 			return EX_BUSY;
 		}
+		if (errno == EISDIR) {
+			hc_warn("%s: not a block device or regular file (a directory)",
+				t->path);
+			return EX_UNSUPPORTED;
+		}
 		hc_warn("%s: cannot open: %s", t->path, strerror(errno));
 		return EX_IO;
 	}

@@ -46,4 +46,8 @@ run 4 "$MAKE_HCACHE" -B d.img d.img
 err_has "busy"
 run 6 "$MAKE_HCACHE" -B /dev/null
 err_has "not a block device or regular file"
+# A directory is unsupported too, not a device that failed to open.
+mkdir dir
+run 6 "$MAKE_HCACHE" -B dir
+err_has "dir: not a block device or regular file (a directory)"
 echo PASS
