@@ -93,18 +93,24 @@
 
 static struct workqueue_struct *hc_io_wq;
 
-/* Tries of an insert or lookup that found no memory, about a second. */
-#define HC_NOMEM_TRIES		50
+/* How long an insert or lookup that found no memory keeps trying. */
+#define HC_NOMEM_WAIT		HZ
 
 /*
  * An insert or lookup found no memory for a node (the reserve drained,
  * allocation failing): wait a little for reclaim and say whether to try
- * again, up to HC_NOMEM_TRIES in all, so that no request waits forever
- * (it holds io_active, which a detach or stop waits for). May sleep.
+ * again. @deadline starts at 0 and is set at the first failure; past it,
+ * HC_NOMEM_WAIT later, the caller gives up, so that no request waits
+ * forever (it holds io_active, which a detach or stop waits for). Timed,
+ * not counted: memalloc_retry_wait() sleeps a jiffy, so a count would
+ * give a budget that follows HZ (50 tries were 200 ms at HZ=250). May
+ * sleep.
  */
-static bool hc_nomem_retry(unsigned int *tries)
+static bool hc_nomem_retry(unsigned long *deadline)
 {
-	if (++*tries >= HC_NOMEM_TRIES)
+	if (!*deadline)
+		*deadline = (jiffies + HC_NOMEM_WAIT) | 1;	/* never 0 */
+	else if (time_after(jiffies, *deadline))
 		return false;
 	memalloc_retry_wait(GFP_NOIO);
 	return true;
@@ -965,7 +971,7 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 	struct hc_cache_set *c = req->c;
 	const struct hc_admit_policy *admit =
 		&hc_admit_policies[READ_ONCE(b->admit)];
-	unsigned int tries = 0;
+	unsigned long nomem_deadline = 0;
 	bool promote;
 	struct hc_frag *f;
 	struct hc_key k;
@@ -993,7 +999,7 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 		if (ret == -EAGAIN && in_submit)
 			return start;
 		/* No memory for the node to read: not the cache's fault. */
-		if (ret == -ENOMEM && hc_nomem_retry(&tries))
+		if (ret == -ENOMEM && hc_nomem_retry(&nomem_deadline))
 			continue;
 		if (ret == -ENOMEM) {
 			hc_request_set_error(req, BLK_STS_RESOURCE);
@@ -1167,8 +1173,8 @@ static void hc_to_backing(struct hc_request *req, blk_opf_t strip)
  */
 int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
 {
-	unsigned int tries = 0;
-	u64 seq;
+	unsigned long nomem_deadline = 0;
+	u64 seq = 0;	/* read below even when journalling failed */
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
@@ -1179,7 +1185,7 @@ int hc_insert(struct hc_cache_set *c, const struct hc_key *k)
 	c->journal.insert_seq = seq;
 	while (!ret) {
 		ret = hc_btree_insert(c, k, seq);
-		if (ret != -ENOMEM || !hc_nomem_retry(&tries))
+		if (ret != -ENOMEM || !hc_nomem_retry(&nomem_deadline))
 			break;
 		ret = 0;
 	}
@@ -1204,7 +1210,7 @@ static int hc_insert_optional(struct hc_cache_set *c, const struct hc_key *k)
 		.end = k->end,
 		.size = k->size,
 	};
-	u64 seq;
+	u64 seq = 0;	/* read below even when journalling failed */
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
@@ -1243,7 +1249,7 @@ static struct hc_key hc_request_whiteout(const struct hc_request *req)
 static int hc_range_cached(struct hc_request *req)
 {
 	struct hc_cache_set *c = req->c;
-	unsigned int tries = 0;
+	unsigned long nomem_deadline = 0;
 	struct hc_key k;
 	u64 gap_end;
 	int ret;
@@ -1253,7 +1259,7 @@ static int hc_range_cached(struct hc_request *req)
 		ret = hc_btree_lookup(c, req->id, req->track.start,
 				      req->track.end, &k, &gap_end, false);
 		up_read(&c->meta_lock);
-	} while (ret == -ENOMEM && hc_nomem_retry(&tries));
+	} while (ret == -ENOMEM && hc_nomem_retry(&nomem_deadline));
 	if (ret == -ENOENT)
 		return gap_end < req->track.end;
 	return ret ? ret : 1;
@@ -1289,7 +1295,7 @@ static int hc_clean_drop_piece(void *priv, const struct hc_key *k, u64 from,
 static int hc_invalidate_clean(struct hc_request *req)
 {
 	struct hc_clean_drop x = { .c = req->c };
-	unsigned int tries = 0;
+	unsigned long nomem_deadline = 0;
 	int ret;
 
 	/* A lookup that found no memory for a node goes over it again. */
@@ -1299,7 +1305,7 @@ static int hc_invalidate_clean(struct hc_request *req)
 					   req->track.end, hc_clean_drop_piece,
 					   &x);
 		up_write(&req->c->meta_lock);
-	} while (ret == -ENOMEM && hc_nomem_retry(&tries));
+	} while (ret == -ENOMEM && hc_nomem_retry(&nomem_deadline));
 	return ret ? ret : x.dirty;
 }
 
@@ -1605,7 +1611,8 @@ static int hc_dirty_piece(void *priv, const struct hc_key *k, u64 from,
  * durable (the journal's timer) before the backing device has flushed the
  * data, and a crash then would leave the backing device with neither the
  * new data nor the acknowledged dirty data the key replaced, once the
- * clean key is evicted. Sets req->insert_ret and, for a dirty key,
+ * clean key is evicted. A failed lookup of what lies under it sends it
+ * around the cache too. Sets req->insert_ret and, for a dirty key,
  * req->dirty.
  */
 static void hc_write_insert(struct hc_request *req)
@@ -1617,11 +1624,19 @@ static void hc_write_insert(struct hc_request *req)
 
 	lockdep_assert_held_write(&c->meta_lock);
 	req->fallback = READ_ONCE(req->cache_failed) || req->status;
-	/* Dirty data under it, or no telling (a lookup failed): dirty. */
-	if (!dirty && !req->fallback)
-		dirty = hc_btree_visit_range(c, req->id, req->track.start,
-					     req->track.end, hc_dirty_piece,
-					     NULL) != 0;
+	if (!dirty && !req->fallback) {
+		ret = hc_btree_visit_range(c, req->id, req->track.start,
+					   req->track.end, hc_dirty_piece, NULL);
+		/*
+		 * No telling (a lookup failed): around the cache, as a failed
+		 * write. A dirty key here would need the backing superblock
+		 * to say dirty first, which only writeback mode sees to.
+		 */
+		if (ret < 0)
+			req->fallback = true;
+		dirty = ret > 0;
+		ret = 0;
+	}
 	list_for_each_entry(f, &req->frags, node) {
 		struct hc_key k = {
 			.bdev_id = req->id,
