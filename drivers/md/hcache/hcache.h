@@ -99,7 +99,8 @@
  * up before every insert (from clean cached leaves if allocation fails);
  * an insert that still finds none changed nothing and is tried again
  * (hc_insert()), a merge is left out, a promotion dropped, a lookup
- * retried: memory pressure never fails the set.
+ * retried, for up to a second (hc_nomem_retry()): memory pressure alone
+ * does not fail the set.
  *
  * THE JOURNAL (journal.c)
  *
