@@ -115,18 +115,62 @@ int hc_read_sb(int fd, struct hc_sb_disk *d)
 	return 0;
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at @p (1 to 4 bytes), or 0
+ * where none starts: a stray continuation byte, a sequence cut short (by
+ * the NUL too), an overlong form, a surrogate or a code point past
+ * U+10FFFF.
+ */
+static size_t utf8_seq_len(const unsigned char *p)
+{
+	size_t n, i;
+	u32 cp;
+
+	if (*p < 0x80)
+		return 1;
+	if ((*p & 0xe0) == 0xc0) {
+		n = 2;
+		cp = *p & 0x1f;
+	} else if ((*p & 0xf0) == 0xe0) {
+		n = 3;
+		cp = *p & 0x0f;
+	} else if ((*p & 0xf8) == 0xf0) {
+		n = 4;
+		cp = *p & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+	    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
 void hc_json_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
+	while (*p) {
+		size_t n = utf8_seq_len(p);
+
+		if (*p == '"' || *p == '\\') {
 			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
+			p++;
+		} else if (!n || *p < 0x20 || *p == 0x7f) {
+			/* Not text: the byte, as the code point of its value. */
 			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+			p++;
+		} else {
+			fwrite(p, 1, n, f);
+			p += n;
+		}
 	}
 	fputc('"', f);
 }

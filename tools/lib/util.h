@@ -44,7 +44,11 @@ void hc_uuid_str(const u8 *uuid, char *buf);
  */
 int hc_read_sb(int fd, struct hc_sb_disk *d);
 
-/* Write @s as a JSON string literal, quotes included. */
+/*
+ * Write @s as a JSON string literal, quotes included. Well-formed UTF-8
+ * goes out as it is; a control character, or a byte that is not part of
+ * well-formed UTF-8, as \u00XX (the code point of the byte's value).
+ */
 void hc_json_str(FILE *f, const char *s);
 
 /* Names of enum values, "unknown" when out of range. */
