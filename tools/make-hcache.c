@@ -563,14 +563,17 @@ static int parse_args(int argc, char **argv, struct hc_opts *o,
 				return EX_USAGE;
 			}
 			break;
-		case 'L':
-			if (strlen(optarg) >= HC_LABEL_SIZE) {
-				hc_warn("label '%s' is longer than %u bytes",
-					optarg, HC_LABEL_SIZE - 1);
+		case 'L': {
+			const char *why = hc_label_check(optarg,
+							 strlen(optarg));
+
+			if (why) {
+				hc_warn("bad label '%s': %s", optarg, why);
 				return EX_USAGE;
 			}
 			o->label = optarg;
 			break;
+		}
 		case 'u':
 			if (uuid_parse(optarg, o->set_uuid) ||
 			    uuid_is_null(o->set_uuid)) {

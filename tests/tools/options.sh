@@ -30,6 +30,19 @@ run 1 "$MAKE_HCACHE" -C c.img --cache-replacement-policy clock
 err_has "bad replacement policy 'clock'"
 run 1 "$MAKE_HCACHE" -C c.img --label 0123456789abcdef0123456789abcdef
 err_has "longer than 31 bytes"
+# The kernel's label file refuses these too (hc_label_check(), both
+# places): a newline or another control character, and a '/', which
+# would nest udev's /dev/hcache/by-label/ link.
+run 1 "$MAKE_HCACHE" -C c.img --label "$(printf 'two\nlines')"
+err_has "label holds a control character"
+run 1 "$MAKE_HCACHE" -C c.img --label "$(printf 'tab\there')"
+err_has "label holds a control character"
+run 1 "$MAKE_HCACHE" -C c.img --label a/b
+err_has "bad label 'a/b': label holds a '/'"
+# UTF-8 is a label's to hold.
+image u.img 50M
+run 0 "$MAKE_HCACHE" -B u.img --label "données"
+expect_field u.img label "données"
 run 1 "$MAKE_HCACHE" -C c.img --cset-uuid nope
 run 1 "$MAKE_HCACHE" -C c.img -C b1.img
 err_has "only one cache device per cache set"

@@ -2,9 +2,10 @@
 /*
  * test_sb: the superblock in drivers/md/hcache/sb.c: byte layout, checksum
  * convention, encode/decode round trips, and one corrupt superblock per
- * validation rule with the exact error expected. It also reads sb.c and
- * fails if any error string there is missing from the table, so a new rule
- * cannot land untested.
+ * validation rule with the exact error expected, and the label rule
+ * (hc_label_check()) shared by make-hcache and the module. It also reads
+ * sb.c and fails if any error string there is missing from the tables, so
+ * a new rule cannot land untested.
  */
 
 #include <stdlib.h>
@@ -510,6 +511,42 @@ static void test_table(void)
 	      sb.read_only);
 }
 
+/* hc_label_check(): NULL where the label may be set. */
+static const struct {
+	const char *label;
+	const char *why;
+} labels[] = {
+	{ "", NULL },
+	{ "data disk 1", NULL },
+	{ "donn\xc3\xa9" "es", NULL },
+	{ "0123456789abcdef0123456789abcde", NULL },	/* 31 bytes */
+	{ "0123456789abcdef0123456789abcdef", "label longer than 31 bytes" },
+	{ "two\nlines", "label holds a control character" },
+	{ "tab\there", "label holds a control character" },
+	{ "del\x7f", "label holds a control character" },
+	{ "a/b", "label holds a '/'" },
+	{ "/", "label holds a '/'" },
+};
+
+static void test_labels(void)
+{
+	size_t i;
+
+	printf("hc_label_check\n");
+	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+		const char *why = hc_label_check(labels[i].label,
+						 strlen(labels[i].label));
+
+		CHECK(why == labels[i].why ||
+		      (why && labels[i].why && !strcmp(why, labels[i].why)),
+		      "label %zu: got \"%s\", want \"%s\"", i,
+		      why ? why : "(valid)",
+		      labels[i].why ? labels[i].why : "(valid)");
+	}
+	/* A NUL inside the given length is a control character too. */
+	CHECK(hc_label_check("a\0b", 3) != NULL, "NUL inside the label");
+}
+
 /* Is @rule the expected error of some table entry? */
 static bool rule_tested(const char *rule)
 {
@@ -517,6 +554,9 @@ static bool rule_tested(const char *rule)
 
 	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (table[i].want && !strcmp(table[i].want, rule))
+			return true;
+	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (labels[i].why && !strcmp(labels[i].why, rule))
 			return true;
 	return false;
 }
@@ -532,6 +572,7 @@ int main(void)
 	test_layout();
 	test_round_trip();
 	test_table();
+	test_labels();
 	test_rules_covered();
 	return hc_test_done("test_sb");
 }

@@ -71,13 +71,17 @@ static ssize_t label_show(struct hc_backing *b, char *buf)
 static ssize_t label_store(struct hc_backing *b, const char *buf, size_t len)
 {
 	char old[HC_LABEL_SIZE];
+	const char *why;
 	size_t n = len;
 	int ret;
 
 	if (n && buf[n - 1] == '\n')
 		n--;
-	if (n >= HC_LABEL_SIZE || memchr(buf, '\0', n) || memchr(buf, '\n', n))
+	why = hc_label_check(buf, n);
+	if (why) {
+		pr_warn_ratelimited("%pg: label refused: %s\n", b->bdev, why);
 		return -EINVAL;
+	}
 
 	ret = hc_backing_lock_registered(b);
 	if (ret)

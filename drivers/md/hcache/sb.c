@@ -62,6 +62,37 @@ u64 hc_set_magic(const u8 *set_uuid)
 }
 
 /**
+ * hc_label_check() - may this be a device's label
+ * @label: its bytes, not NUL-terminated
+ * @len: how many
+ *
+ * The one rule for make-hcache and the label file in sysfs: at most
+ * HC_LABEL_SIZE - 1 bytes, no control character (a newline would end the
+ * sysfs value, and NUL the label) and no '/' (udev links the device as
+ * /dev/hcache/by-label/LABEL, which a '/' would nest). Any other byte,
+ * UTF-8 included, passes. Labels already on disk are not held to it.
+ *
+ * Return: NULL, or why the label is refused.
+ */
+const char *hc_label_check(const char *label, size_t len)
+{
+	size_t i;
+
+	static_assert(HC_LABEL_SIZE - 1 == 31, "the message names 31 bytes");
+	if (len >= HC_LABEL_SIZE)
+		return "label longer than 31 bytes";
+	for (i = 0; i < len; i++) {
+		unsigned char ch = label[i];
+
+		if (ch < 0x20 || ch == 0x7f)
+			return "label holds a control character";
+		if (ch == '/')
+			return "label holds a '/'";
+	}
+	return NULL;
+}
+
+/**
  * hc_cache_first_bucket() - first bucket past the superblock
  * @bucket_size: bytes
  *

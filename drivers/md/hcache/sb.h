@@ -58,6 +58,7 @@ int hc_sb_decode(const void *buf, size_t len, struct hc_sb *sb,
 u32 hc_sb_csum(const struct hc_sb_disk *d);
 u64 hc_set_magic(const u8 *set_uuid);
 u64 hc_cache_first_bucket(u32 bucket_size);
+const char *hc_label_check(const char *label, size_t len);
 u64 hc_cache_min_buckets(u32 bucket_size);
 
 #endif /* _HCACHE_SB_H */

@@ -1,6 +1,7 @@
 # Registering a formatted backing device makes /dev/hcache0 of the right
 # size; registering twice is -EBUSY, register_quiet is 0; the sysfs files
-# work and label and cache mode persist across stop and register; uevents
+# work and label and cache mode persist across stop and register (a label
+# with a control character or a '/' is refused); uevents
 # carry the uuid and label; stop removes everything and the module unloads.
 # timeout: 120
 # expect-log: hcache: .*cannot register: already registered
@@ -47,6 +48,14 @@ grep -q '^HCACHE_LABEL=second label$' /tmp/uevents || hc_fail "no uevent for the
 hc_write $sys/cache_mode writeback
 hc_write_fails "Invalid argument" $sys/cache_mode bogus
 hc_write_fails "Invalid argument" $sys/label "$(printf 'x%.0s' $(seq 40))"
+# make-hcache's rule (hc_label_check()): no control character, no '/'
+# (udev's by-label link would nest), and the log says why.
+hc_write_fails "Invalid argument" $sys/label "a/b"
+hc_write_fails "Invalid argument" $sys/label "$(printf 'tab\there')"
+dmesg | grep -q "label refused: label holds a '/'" ||
+	hc_fail "no log line saying why 'a/b' was refused"
+[ "$(cat $sys/label)" = "second label" ] ||
+	hc_fail "a refused label changed it to '$(cat $sys/label)'"
 
 hc_write $sys/stop 1
 hc_wait test ! -e /dev/hcache0
