@@ -400,12 +400,12 @@ io_fio_ok() {
 }
 
 # io_watch PID [STALL_SECONDS]: wait for PID (an I/O load) to end; if no
-# I/O completes on any hcache device for STALL_SECONDS (default 60), log
-# what is in flight, dump the blocked tasks to the kernel log (sysrq-w),
-# kill PID and fail: a bio was lost or something waits forever. Returns
-# PID's exit status.
+# I/O completes on any hcache device for STALL_SECONDS (default 60; times
+# HC_TIME_SCALE, as on the debug kernel), log what is in flight, dump the
+# blocked tasks to the kernel log (sysrq-w), kill PID and fail: a bio was
+# lost or something waits forever. Returns PID's exit status.
 io_watch() {
-	local pid=$1 stall=${2:-60} prev now last=$SECONDS d
+	local pid=$1 stall=$((${2:-60} * ${HC_TIME_SCALE:-1})) prev now last=$SECONDS d
 	prev=$(cat /sys/block/hcache*/stat 2>/dev/null)
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
