@@ -55,8 +55,9 @@
 #   HC_QEMU_ARGS=ARGS      more QEMU options
 #   HC_BOOT_SECONDS=N      time allowed beyond the test's timeout to boot and
 #                          power off (default 60; a KASAN kernel needs more)
-#   HC_TIME_SCALE=N        multiply every test's timeout, and hc_wait()'s
-#                          limit in the guest, by N (default 1; for a slow
+#   HC_TIME_SCALE=N        multiply every test's timeout, and the limits
+#                          in the guest (hc_wait(), io_watch()'s stall, a
+#                          test's own waits), by N (default 1; for a slow
 #                          debug kernel)
 #   HC_MODULE=debug|release  which hcache.ko the guest loads as HC_KO: the
 #                          debug build (build/KVER/hcache-debug/, with the

@@ -12,9 +12,10 @@
 # writeback paused, leave the region dirty (the backing device holds
 # other data): fio's verify_only finds it intact in every mode (dirty
 # data wins; a sequential read past the cutoff returns it too) and after
-# a stop and register of the set. Any fio error or verify failure fails, and so does
-# a stall (no I/O completing for 60 s: the blocked tasks go to the kernel
-# log); errors stays 0 and the consistency check says ok after every run.
+# a stop and register of the set. Any fio error or verify failure fails,
+# and so does a stall (no I/O completing for 60 s: the blocked tasks go
+# to the kernel log); errors stays 0 and the consistency check says ok
+# after every run.
 # timeout: 480
 
 . "$HC_ROOT/tests/vm/io-lib.sh"

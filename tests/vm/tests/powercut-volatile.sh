@@ -106,10 +106,11 @@ for ((k = 1; k <= cuts; k++)); do
 	# Both writers well under way (20 acknowledgments each), then a
 	# moment of 0-1 s, so that the cut falls anywhere in what they do.
 	for mode in sync dsync; do
-		end=$((SECONDS + 60 * ${HC_TIME_SCALE:-1}))
+		limit=$((60 * HC_TIME_SCALE))
+		end=$((SECONDS + limit))
 		until pv_acked "$logs/c$k-$mode.log" 20; do
 			[ $SECONDS -lt $end ] ||
-				hc_fail "cut $k: the $mode writer has not 20 writes acknowledged after $((60 * ${HC_TIME_SCALE:-1})) s: $(cat "$logs/c$k-$mode.out")"
+				hc_fail "cut $k: the $mode writer has not 20 writes acknowledged after $limit s: $(cat "$logs/c$k-$mode.out")"
 			sleep 0.1
 		done
 	done
