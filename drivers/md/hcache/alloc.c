@@ -15,6 +15,7 @@
 #include "hcache.h"
 #include "evict.h"
 #include "pset.h"
+#include "trace.h"
 
 #include <linux/random.h>
 #include <linux/vmalloc.h>
@@ -431,6 +432,7 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 		c->free[r].b[c->free[r].nr++] = cand[k];
 	}
 out:
+	trace_hcache_refill(c->bdev->bd_dev, want, n, ret);
 	c->in_refill = false;
 	hc_avail_update(c);
 	return ret;

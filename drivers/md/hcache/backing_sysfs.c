@@ -387,6 +387,30 @@ static ssize_t writeback_running_store(struct hc_backing *b, const char *buf,
 	return len;
 }
 
+/* Write back every dirty sector now: 1 starts, 0 calls it off. */
+static ssize_t writeback_flush_store(struct hc_backing *b, const char *buf,
+				     size_t len)
+{
+	bool v;
+	int ret;
+
+	if (kstrtobool(buf, &v))
+		return -EINVAL;
+	ret = hc_backing_lock_registered(b);
+	if (ret)
+		return ret;
+	if (!b->set)
+		ret = -ENOENT;
+	else if (READ_ONCE(b->set->meta_failed))
+		ret = -EIO;
+	mutex_unlock(&hc_register_lock);
+	if (ret)
+		return ret;
+	WRITE_ONCE(b->wb.flushing, v);
+	hc_writeback_wake(b);
+	return len;
+}
+
 static ssize_t writeback_percent_show(struct hc_backing *b, char *buf)
 {
 	return hc_wb_show_u32(b, buf, &b->wb.percent);
@@ -585,6 +609,7 @@ HC_ATTR_RO(backing_dev_uuid);
 HC_ATTR_RO(dirty_data);
 HC_ATTR_RO(detaching);
 HC_ATTR_RW(writeback_running);
+HC_ATTR_WO(writeback_flush);
 HC_ATTR_RW(writeback_percent);
 HC_ATTR_RW(writeback_delay);
 HC_ATTR_RW(writeback_rate);
@@ -617,6 +642,7 @@ static struct attribute *hc_backing_attrs[] = {
 	&hc_attr_dirty_data.attr,
 	&hc_attr_detaching.attr,
 	&hc_attr_writeback_running.attr,
+	&hc_attr_writeback_flush.attr,
 	&hc_attr_writeback_percent.attr,
 	&hc_attr_writeback_delay.attr,
 	&hc_attr_writeback_rate.attr,

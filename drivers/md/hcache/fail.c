@@ -10,6 +10,7 @@
  */
 
 #include "hcache.h"
+#include "trace.h"
 
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -203,6 +204,7 @@ void hc_cache_set_fail(struct hc_cache_set *c, enum hc_fail_reason why)
 	if (READ_ONCE(c->load.phase) ||
 	    test_and_set_bit(HC_SET_FAILED, &c->flags))
 		return;
+	trace_hcache_set_fail(c->bdev->bd_dev, why);
 	switch (why) {
 	case HC_FAIL_REMOVED:
 		pr_crit("%pg: cache set %pU failed: the cache device was removed; going on without it\n",

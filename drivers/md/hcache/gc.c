@@ -42,6 +42,7 @@
 
 #include "hcache.h"
 #include "bypass.h"
+#include "trace.h"
 
 #include <linux/kthread.h>
 #include <linux/sort.h>
@@ -576,6 +577,7 @@ static void hc_gc_run(struct hc_cache_set *c)
 	struct hc_gc *gc = &c->gc;
 	unsigned long start = jiffies, asked = READ_ONCE(gc->requested);
 	bool thorough = asked != READ_ONCE(gc->completed);
+	u64 moved = gc->buckets_moved;
 	int ret;
 
 	WRITE_ONCE(gc->low, false);
@@ -599,6 +601,8 @@ static void hc_gc_run(struct hc_cache_set *c)
 	up_write(&c->meta_lock);
 	gc->last_end = jiffies;
 	gc->last_len = jiffies - start;
+	trace_hcache_gc(c->bdev->bd_dev, false, gc->last_ms,
+			gc->buckets_moved - moved, ret);
 	WRITE_ONCE(gc->completed, asked);
 	wake_up_all(&gc->done_wait);
 }
@@ -619,6 +623,9 @@ static void hc_gc_move_run(struct hc_cache_set *c)
 	hc_avail_update(c);
 	up_write(&c->meta_lock);
 	gc->move_runs++;
+	trace_hcache_gc(c->bdev->bd_dev, true,
+			jiffies_to_msecs(jiffies - start),
+			gc->buckets_moved - moved, ret);
 	WRITE_ONCE(gc->move_next, jiffies + (ret || gc->buckets_moved == moved ?
 					     HZ : max(jiffies - start, 1UL)));
 }

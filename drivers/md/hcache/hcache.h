@@ -207,10 +207,18 @@
  * its range, so older data never lands over it. Paced by a rate from a
  * P+I+D controller (pure code) on the device's dirty sectors against
  * writeback_percent of its share of the cache; unpaced when the device is
- * idle or detaching. Dirty sectors are counted per table entry
+ * idle, detaching or flushing (writeback_flush: until no dirty data is
+ * left, even with writeback_running 0). Dirty sectors are counted per table entry
  * (hc_bdev_entry.dirty_sectors). The backing superblock turns clean when
  * none is left (journal written first); writes going dirty meanwhile are
  * counted in wb.dirtying. A detach with dirty data writes it back first.
+ *
+ * TRACE EVENTS (trace.h, trace.c)
+ *
+ * Each request's decision as it completes, promotions, writeback batches,
+ * GC runs, journal commits, refills and set failures, for perf, bpftrace
+ * and trace-cmd (man/hcache.7). Fields are numbers and fixed choices only,
+ * so that the events build alike on every supported kernel.
  *
  * Until a cache set is attached, /dev/hcacheN is the backing device shifted by
  * the superblock's data offset. Each bio is cloned from b->bio_set (a
@@ -370,6 +378,8 @@ struct hc_wb_batch;
  * @last_io: jiffies of the last foreground request, for idle detection
  * @running: writeback_running
  * @detaching: a detach waits for writeback to empty the cache
+ * @flushing: writeback_flush asked for every dirty sector to be written
+ *	back now; cleared by @thread when it finds none left
  * @percent: writeback_percent
  * @delay: writeback_delay, seconds
  * @update_seconds: writeback_rate_update_seconds
@@ -396,6 +406,7 @@ struct hc_writeback {
 	unsigned long		last_io;
 	bool			running;
 	bool			detaching;
+	bool			flushing;
 	u32			percent;
 	u32			delay;
 	u32			update_seconds;

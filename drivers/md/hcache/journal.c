@@ -15,6 +15,7 @@
 
 #include "hcache.h"
 #include "jset.h"
+#include "trace.h"
 
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
@@ -416,6 +417,8 @@ int hc_journal_write(struct hc_cache_set *c)
 			    REQ_PREFLUSH | REQ_FUA,
 			    hc_journal_sector(c, j->cur, j->offset), j->buf,
 			    padded);
+	trace_hcache_journal_commit(c->bdev->bd_dev, j->seq, j->nr, padded,
+				    ret);
 	if (ret)
 		return ret;
 	j->bucket_seq[j->cur] = j->seq;

@@ -81,6 +81,7 @@
 
 #include "bypass.h"
 #include "stats.h"
+#include "trace.h"
 
 /* Requests a backing device keeps ready for when memory is short. */
 #define HC_REQUEST_RESERVE	64
@@ -481,6 +482,12 @@ static void hc_request_count(struct hc_request *req)
 	bool write = op_is_write(bio_op(req->bio));
 	enum hc_stat st;
 
+	trace_hcache_request(bio_dev(req->bio), req->bio->bi_iter.bi_sector,
+			     bio_sectors(req->bio), write,
+			     req->reason != HC_BYPASS_NONE ?
+			     HC_TRACE_BYPASS + req->reason - 1 :
+			     write ? HC_TRACE_CACHED :
+			     req->missed ? HC_TRACE_MISS : HC_TRACE_HIT);
 	/* Hits and misses count reads; bypasses count both. */
 	if (!write) {
 		if (req->reason == HC_BYPASS_NONE)
@@ -683,6 +690,7 @@ static void hc_promote_insert_pass(struct hc_cache_set *c)
 {
 	struct hc_promote *p, *tmp;
 	unsigned int n;
+	bool inserted;
 	LIST_HEAD(done);
 
 	spin_lock_irq(&c->promote_lock);
@@ -695,10 +703,14 @@ static void hc_promote_insert_pass(struct hc_cache_set *c)
 		list_for_each_entry_safe(p, tmp, &done, done) {
 			if (n++ == HC_PROMOTE_BATCH)
 				break;
+			inserted = false;
 			if (hc_track_end(p->b, &p->track))
 				hc_promote_collided(p);
 			else if (!p->bio->bi_status && !c->meta_failed)
-				hc_insert_optional(c, &p->key);
+				inserted = !hc_insert_optional(c, &p->key);
+			trace_hcache_promote(disk_devt(p->b->disk),
+					     hc_key_start(&p->key), p->key.size,
+					     inserted);
 			hc_bucket_unpin(c, hc_ptr_offset(p->key.ptr));
 			list_del(&p->done);
 			hc_promote_free(p);

@@ -55,6 +55,7 @@
 
 #include "hcache.h"
 #include "debug.h"
+#include "trace.h"
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -748,6 +749,8 @@ static int hc_wb_batch_run(struct hc_wb_batch *wb)
 	atomic64_add(keys, &b->wb.keys_written);
 	atomic64_add(sectors, &b->wb.sectors_written);
 out:
+	trace_hcache_writeback(b->bdev->bd_dev, keys, sectors,
+			       ret < 0 ? (int)ret : 0);
 	hc_wb_free_pages(wb);
 	return ret < 0 ? ret : 0;
 }
@@ -799,7 +802,7 @@ static int hc_writeback_thread(void *arg)
 	struct hc_wb_batch *batch = wb->batch;
 	unsigned long last_update = jiffies, retry = HC_WB_RETRY;
 	struct hc_wb_pace pace = { 0 };
-	bool was_clean = true, paused = false, paced, wrapped;
+	bool was_clean = true, paused = false, paced, wrapped, urgent;
 	u64 dirty, rate;
 	int ret;
 
@@ -807,8 +810,10 @@ static int hc_writeback_thread(void *arg)
 	while (!kthread_should_stop()) {
 		unsigned long period = READ_ONCE(wb->update_seconds) * HZ;
 
+		/* A detach or a flush writes back at full speed, always. */
+		urgent = READ_ONCE(wb->detaching) || READ_ONCE(wb->flushing);
 		if (READ_ONCE(c->meta_failed) ||
-		    (!READ_ONCE(wb->running) && !READ_ONCE(wb->detaching))) {
+		    (!READ_ONCE(wb->running) && !urgent)) {
 			/*
 			 * A pause is no error to integrate, and what dirty
 			 * data did meanwhile no slope: start afresh after.
@@ -834,13 +839,13 @@ static int hc_writeback_thread(void *arg)
 		}
 		dirty = hc_writeback_dirty_sectors(b);
 		if (!dirty) {
+			WRITE_ONCE(wb->flushing, false);
 			hc_wb_try_clean(b);
 			was_clean = true;
 			hc_wb_sleep(wb, period, false);
 			continue;
 		}
-		if (was_clean && !READ_ONCE(wb->detaching) &&
-		    dirty <= READ_ONCE(wb->target)) {
+		if (was_clean && !urgent && dirty <= READ_ONCE(wb->target)) {
 			/* New dirty data: let it gather (writeback_delay). */
 			was_clean = false;
 			if (hc_wb_sleep(wb, READ_ONCE(wb->delay) * HZ, true) ||
@@ -849,7 +854,7 @@ static int hc_writeback_thread(void *arg)
 		}
 		was_clean = false;
 
-		paced = !hc_wb_idle(b) && !READ_ONCE(wb->detaching);
+		paced = !hc_wb_idle(b) && !urgent;
 		spin_lock(&wb->lock);
 		rate = wb->rate.rate;
 		spin_unlock(&wb->lock);
