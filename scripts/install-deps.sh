@@ -12,7 +12,7 @@ export DEBIAN_FRONTEND=noninteractive
 APT_OPTS="-y -q -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold"
 
 PKGS="build-essential kmod cpio busybox-static qemu-system-x86 qemu-utils
-	libblkid-dev uuid-dev pkg-config fio udev e2fsprogs xfsprogs sparse
+	libblkid-dev libsmartcols-dev uuid-dev pkg-config fio udev e2fsprogs xfsprogs sparse
 	clang libclang-rt-14-dev valgrind dmsetup util-linux fdisk man-db groff
 	linux-source-6.12 dkms xz-utils python3 gnuplot-nox initramfs-tools
 	bcache-tools procps"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # install.sh install|uninstall DESTDIR SBINDIR MANDIR KDIR...: put hcache.ko
 # (for each kernel in KDIR...) under /lib/modules/<release>/updates, the
-# tools in SBINDIR, the man pages in MANDIR/man8, the udev rules in
-# /lib/udev/rules.d and the initramfs-tools hook and boot script in
-# /usr/share/initramfs-tools, or take them away. With an empty DESTDIR it
+# tools in SBINDIR, the man pages in MANDIR/man7 and man8, the udev rules in
+# /lib/udev/rules.d, hcache's bash completion in
+# /usr/share/bash-completion/completions and the initramfs-tools hook and
+# boot script in /usr/share/initramfs-tools, or take them away. With an empty DESTDIR it
 # also runs depmod, and tells a running udevd to reload its rules.
 set -eu
 action=$1 destdir=$2 sbindir=$3 mandir=$4
@@ -27,12 +28,13 @@ done
 for t in $tools; do
 	put 0755 "$top/tools/$t" "$sbindir/$t"
 done
-for m in "$top"/man/*.8; do
+for m in "$top"/man/*.[78]; do
 	[ -e "$m" ] || continue
-	put 0644 "$m" "$mandir/man8/$(basename "$m")"
+	put 0644 "$m" "$mandir/man${m##*.}/$(basename "$m")"
 done
 
 put 0644 "$top/udev/69-hcache.rules" /lib/udev/rules.d/69-hcache.rules
+put 0644 "$top/completion/hcache" /usr/share/bash-completion/completions/hcache
 put 0755 "$top/initramfs/hooks/hcache" /usr/share/initramfs-tools/hooks/hcache
 put 0755 "$top/initramfs/scripts/local-block/hcache" \
 	/usr/share/initramfs-tools/scripts/local-block/hcache

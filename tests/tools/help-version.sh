@@ -4,7 +4,7 @@
 set -eu
 . tests/tools/lib/common.bash
 
-for t in "$MAKE_HCACHE" "$SUPER_SHOW" "$PROBE" "$REGISTER"; do
+for t in "$MAKE_HCACHE" "$SUPER_SHOW" "$PROBE" "$REGISTER" "$HCACHE"; do
 	name=$(basename "$t")
 	for h in --help -h; do
 		run 0 "$t" $h

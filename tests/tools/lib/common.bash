@@ -8,8 +8,9 @@ MAKE_HCACHE=$top/tools/make-hcache
 SUPER_SHOW=$top/tools/hcache-super-show
 PROBE=$top/tools/probe-hcache
 REGISTER=$top/tools/hcache-register
+HCACHE=$top/tools/hcache
 
-for t in "$MAKE_HCACHE" "$SUPER_SHOW" "$PROBE" "$REGISTER"; do
+for t in "$MAKE_HCACHE" "$SUPER_SHOW" "$PROBE" "$REGISTER" "$HCACHE"; do
 	[ -x "$t" ] || { echo "FAIL: $t not built (make -C tools)" >&2; exit 1; }
 done
 
