@@ -50,6 +50,7 @@ struct hc_opts {
 	u8	set_uuid[HC_UUID_SIZE];
 	bool	set_uuid_given;
 	bool	wipe_hcache;
+	bool	discard_dirty;
 	bool	force;
 };
 
@@ -82,6 +83,9 @@ static void usage(FILE *f)
 "  -u, --cset-uuid UUID     cache set uuid (default: random)\n"
 "      --wipe-hcache        overwrite an existing hcache or bcache superblock\n"
 "  -f, --force              overwrite any existing signature\n"
+"      --discard-dirty-data with --wipe-hcache or --force: overwrite a\n"
+"                           backing device whose superblock says dirty,\n"
+"                           losing the data its cache holds for it\n"
 "  -h, --help               show this help and exit\n"
 "  -V, --version            show the version and exit\n"
 "\n"
@@ -160,6 +164,33 @@ static int open_target(struct hc_target *t)
 }
 
 /*
+ * A backing device whose superblock says dirty has data in its cache
+ * newer than what it holds itself: overwriting the superblock loses that
+ * data, so it takes --discard-dirty-data as well.
+ */
+static int hc_dirty_refuse(const char *path, const struct hc_sb_disk *d,
+			   bool discard_dirty)
+{
+	const char *err;
+	char uuid[37];
+	struct hc_sb sb;
+
+	hc_sb_decode(d, sizeof(*d), &sb, &err);
+	if (err || sb.kind != HC_KIND_BACKING ||
+	    sb.backing.state != HC_STATE_DIRTY)
+		return EX_OK;
+	hc_uuid_str(sb.set_uuid, uuid);
+	if (discard_dirty) {
+		hc_warn("%s: discarding the dirty data cache set %s holds for it",
+			path, uuid);
+		return EX_OK;
+	}
+	hc_warn("%s: its superblock says dirty: cache set %s holds data newer than the device; write it back first (hcache flush --wait), or add --discard-dirty-data to lose it",
+		path, uuid);
+	return EX_SIGNATURE;
+}
+
+/*
  * Look for anything we would destroy: our own superblock, then whatever
  * libblkid knows (filesystems, RAID members, partition tables, bcache).
  * Also records the optimal I/O size from libblkid's topology.
@@ -172,11 +203,15 @@ static int check_signatures(struct hc_target *t, const struct hc_opts *o)
 	blkid_probe pr;
 	int ret = EX_OK, rc;
 
-	if (!hc_read_sb(t->fd, &d) && le64_to_cpu(d.magic) == HC_SB_MAGIC &&
-	    !o->wipe_hcache && !o->force) {
-		hc_warn("%s: already holds an hcache superblock; use --wipe-hcache to overwrite it",
-			t->path);
-		return EX_SIGNATURE;
+	if (!hc_read_sb(t->fd, &d) && le64_to_cpu(d.magic) == HC_SB_MAGIC) {
+		if (!o->wipe_hcache && !o->force) {
+			hc_warn("%s: already holds an hcache superblock; use --wipe-hcache to overwrite it",
+				t->path);
+			return EX_SIGNATURE;
+		}
+		ret = hc_dirty_refuse(t->path, &d, o->discard_dirty);
+		if (ret)
+			return ret;
 	}
 
 	pr = blkid_new_probe();
@@ -468,6 +503,7 @@ enum {
 	OPT_DISCARD,
 	OPT_REPL,
 	OPT_WIPE_HCACHE,
+	OPT_DISCARD_DIRTY,
 };
 
 static const struct option long_opts[] = {
@@ -482,6 +518,7 @@ static const struct option long_opts[] = {
 	{ "label",			required_argument, NULL, 'L' },
 	{ "cset-uuid",			required_argument, NULL, 'u' },
 	{ "wipe-hcache",		no_argument,	   NULL, OPT_WIPE_HCACHE },
+	{ "discard-dirty-data",		no_argument,	   NULL, OPT_DISCARD_DIRTY },
 	{ "force",			no_argument,	   NULL, 'f' },
 	{ "help",			no_argument,	   NULL, 'h' },
 	{ "version",			no_argument,	   NULL, 'V' },
@@ -584,6 +621,9 @@ static int parse_args(int argc, char **argv, struct hc_opts *o,
 			break;
 		case OPT_WIPE_HCACHE:
 			o->wipe_hcache = true;
+			break;
+		case OPT_DISCARD_DIRTY:
+			o->discard_dirty = true;
 			break;
 		case 'f':
 			o->force = true;
