@@ -83,7 +83,8 @@ acked() {
 # busy_then STOP_COMMAND...: wait until the load and the writer have both
 # done I/O (both still running), then stop.
 busy_then() {
-	local r0 w0 a0 r w a end=$((SECONDS + 60))
+	local r0 w0 a0 r w a limit=$((60 * ${HC_TIME_SCALE:-1})) end
+	end=$((SECONDS + limit))
 	read -r r0 _ _ _ w0 _ <"/sys/block/$dev/stat"
 	a0=$(acked)
 	while :; do
@@ -92,7 +93,7 @@ busy_then() {
 		read -r r _ _ _ w _ <"/sys/block/$dev/stat"
 		a=$(acked)
 		[ $((r - r0)) -ge 100 ] && [ $((w - w0)) -ge 100 ] && [ $((a - a0)) -ge 10 ] && break
-		[ $SECONDS -lt $end ] || hc_fail "no I/O from the load and the writer within 60 s: $((r - r0)) reads and $((w - w0)) writes completed on $dev, $((a - a0)) acknowledged by the writer"
+		[ $SECONDS -lt $end ] || hc_fail "no I/O from the load and the writer within $limit s: $((r - r0)) reads and $((w - w0)) writes completed on $dev, $((a - a0)) acknowledged by the writer"
 		sleep 0.2
 	done
 	hc_log "$name: $((r - r0)) reads and $((w - w0)) writes completed on $dev, $((a - a0)) acknowledged by the writer: stopping"

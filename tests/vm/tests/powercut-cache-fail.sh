@@ -87,7 +87,7 @@ for kind in wb-fua wb-plain wt-fail wt-dirty wb-flakey; do
 		flags=direct
 		[ $kind = wb-fua ] && flags=direct,dsync
 		io_fault_arm cache_write >/dev/null
-		hits=$(io_delay_arm write_fallback 3000)
+		hits=$(io_delay_arm write_fallback $((3000 * ${HC_TIME_SCALE:-1})))
 		dd if="$W/v2" of=/dev/hcache0 bs=64k seek=$((base / (64 * KiB))) \
 			oflag=$flags conv=notrunc status=none 2>/dev/null &
 		writer=$!

@@ -32,7 +32,7 @@
 
 KiB=1024
 MiB=$((1024 * KiB))
-hold_ms=3000
+hold_ms=$((3000 * ${HC_TIME_SCALE:-1})) # a slow (debug) kernel needs longer to fill the window
 W=$(mktemp -d /tmp/race-detach.XXXXXX)
 IO_BACK_ATTRS="irqmode=2 completion_nsec=1000000" io_setup 64 128 --bucket 64k
 dev=hcache0

@@ -6,8 +6,8 @@
 # missed: the promotion, older data read from the backing device, is then
 # inserted clean over the write's dirty key, and the acknowledged write is
 # lost. The debug build's delay point promote_track holds the read right
-# there (after its lookup, before its promotion is tracked) for 3 s, so
-# every iteration is in the window.
+# there (after its lookup, before its promotion is tracked) for 3 s (times
+# HC_TIME_SCALE), so every iteration is in the window.
 #
 # Each iteration, over its own 1 MiB of hcache0 in writeback (writeback
 # not running, admission_policy first_access, so every miss is promoted):
@@ -24,7 +24,7 @@
 
 KiB=1024
 MiB=$((1024 * KiB))
-hold_ms=3000
+hold_ms=$((3000 * ${HC_TIME_SCALE:-1})) # a slow (debug) kernel needs longer to fill the window
 rounds=2
 W=$(mktemp -d /tmp/race-promote.XXXXXX)
 IO_BACK_ATTRS="irqmode=2 completion_nsec=2000000" io_setup 64 128 --bucket 64k

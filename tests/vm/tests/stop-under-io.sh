@@ -64,14 +64,15 @@ for round in 1 2 3; do
 		--first-version $((round * 1000000)) --note "round $round" \
 		>"$W/w.$round.out" 2>"$W/w.$round.err" &
 	wpid=$!
-	end=$((SECONDS + 60))
+	limit=$((60 * ${HC_TIME_SCALE:-1}))
+	end=$((SECONDS + limit))
 	while :; do
 		kill -0 $fio 2>/dev/null || hc_fail "round $round: fio ended before the stop: $(head -c 600 "$W/fio.$round.err")"
 		kill -0 $wpid 2>/dev/null || hc_fail "round $round: the writer ended before the stop: $(cat "$W/w.$round.err")"
 		read -r r _ _ _ w _ </sys/block/hcache0/stat
 		a=$(acked)
 		[ $((r - r0)) -ge 100 ] && [ $((w - w0)) -ge 100 ] && [ $((a - a0)) -ge 10 ] && break
-		[ $SECONDS -lt $end ] || hc_fail "round $round: no I/O within 60 s: $((r - r0)) reads and $((w - w0)) writes completed, $((a - a0)) acknowledged by the writer"
+		[ $SECONDS -lt $end ] || hc_fail "round $round: no I/O within $limit s: $((r - r0)) reads and $((w - w0)) writes completed, $((a - a0)) acknowledged by the writer"
 		sleep 0.2
 	done
 	hc_write /sys/block/hcache0/hcache/stop 1

@@ -79,7 +79,7 @@ wb_set $dev writeback_delay 1
 printf '1G\n' 2>/dev/null >"$sys/writeback_rate_minimum" ||
 	hc_log "writeback_rate_minimum does not take 1G: $(cat "$sys/writeback_rate_minimum")"
 
-hold_ms=1000
+hold_ms=$((1000 * ${HC_TIME_SCALE:-1})) # a slow (debug) kernel needs longer to fill the window
 point=$(io_point delay wb_checked)
 
 # newer_write KIND OFF2 OFF1 LEN1 SEED CR0 BW0 HITS0: start writeback,
