@@ -7,6 +7,7 @@
 # batches that wrote keys, trigger_gc a full GC run, and powering the
 # cache device off (then reading through it) a set failure, "removed".
 # timeout: 240
+# one-kernel: the events' fields and call sites are the same code on both kernels; both build trace.h (static/build-w1)
 # expect-log: hcache: .*: cache set .* failed: the cache device was removed
 # expect-log: hcache: .*: cache set .*: (read|write|metadata|lookup|promotion|writeback).* failed
 # expect-log: hcache: .*: cache set .*: .*(error -5|error -6|update failed half way)
