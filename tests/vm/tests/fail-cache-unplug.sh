@@ -3,7 +3,8 @@
 # dirty data, writeback paused). The first error on the removed device
 # fails the set, whatever io_error_limit says: reads of wt's clean data
 # are answered right from the backing device, wt goes on stale in
-# passthrough, wb stops. Plugged back in (the memory-backed device keeps
+# passthrough, wb stops, and "hcache show --json" lists it as failed with
+# its dirty data (from failed_dirty). Plugged back in (the memory-backed device keeps
 # its data), the cache registers again and brings wb's dirty data back.
 # timeout: 300
 # expect-log: hcache: .*: cache set .*: (read|write|metadata|lookup|promotion|writeback).* failed
@@ -54,6 +55,13 @@ cmp -s /tmp/wt.1 <(dd if=/dev/$h_wt bs=64k iflag=direct status=none count=64) ||
 	hc_fail "wt reads wrong after the set failed"
 [ ! -e "$s_wb" ] || hc_fail "wb still registered"
 hc_log "unplugged: the set failed at once, wt runs stale, wb stopped"
+# hcache show lists wb as failed, with its dirty data, from failed_dirty.
+"$(hc_tool hcache)" show --json >/tmp/show.json || hc_fail "hcache show failed after the set failed"
+python3 - /tmp/show.json "$(basename "$(readlink -f "$wb")")" <<'PY' || hc_fail "hcache show: $(cat /tmp/show.json)"
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["hcache"] if r["name"] == sys.argv[2]]
+sys.exit(not (len(rows) == 1 and rows[0]["state"] == "failed" and rows[0]["dirty"] > 0))
+PY
 
 echo 1 >/sys/kernel/config/nullb/cache/power
 [ -b "$cache" ] || hc_fail "$cache did not come back"
