@@ -351,6 +351,7 @@ static void show_loading(struct show *s)
 	     line = strtok_r(NULL, "\n", &save)) {
 		char dev[256], uuid[64], step[32], state[64];
 		struct libscols_line *ln;
+		u64 size;
 		const char *name;
 
 		if (sscanf(line, "%255s %63s %31s", dev, uuid, step) != 3)
@@ -363,8 +364,9 @@ static void show_loading(struct show *s)
 		cell(s, ln, COL_TYPE, "cache");
 		snprintf(state, sizeof(state), "loading:%s", step);
 		cell(s, ln, COL_STATE, state);
-		if (hc_disk_bytes(name))
-			cell_u64(s, ln, COL_SIZE, hc_disk_bytes(name));
+		size = hc_disk_bytes(name);
+		if (size)
+			cell_u64(s, ln, COL_SIZE, size);
 		cell(s, ln, COL_SET, uuid);
 	}
 }
@@ -607,6 +609,8 @@ static int cmd_stats(int argc, char **argv)
 		"bypass_sequential", "bypass_full", "bypass_mode",
 		"bypass_policy", "cache_miss_collisions",
 	};
+	static const char stats_usage[] =
+		"Usage: %s stats DEV|SET [--window five_minute|hour|day|total] [--json]\n";
 	const char *window = "total";
 	char dir[PATH_MAX], val[64];
 	bool json = false;
@@ -623,12 +627,10 @@ static int cmd_stats(int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			printf("Usage: %s stats DEV|SET [--window five_minute|hour|day|total] [--json]\n",
-			       hc_prog);
+			printf(stats_usage, hc_prog);
 			return EX_OK;
 		default:
-			fprintf(stderr, "Usage: %s stats DEV|SET [--window five_minute|hour|day|total] [--json]\n",
-				hc_prog);
+			fprintf(stderr, stats_usage, hc_prog);
 			return EX_USAGE;
 		}
 	}
@@ -641,8 +643,7 @@ static int cmd_stats(int argc, char **argv)
 		return EX_USAGE;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "Usage: %s stats DEV|SET [--window five_minute|hour|day|total] [--json]\n",
-			hc_prog);
+		fprintf(stderr, stats_usage, hc_prog);
 		return EX_USAGE;
 	}
 	ret = find("stats", argv[optind], 1u << HC_OBJ_SET | 1u << HC_OBJ_BACKING, &o);
@@ -794,12 +795,12 @@ static int flush_wait(const struct hc_obj *b, size_t n, const char *arg)
 	char rate_s[32], dirty_s[32];
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (!hc_sysfs_u64(b[i].dir, "dirty_data", &v))
 			first += v;
-	for (i = 0; i < n; i++)
 		if (!hc_sysfs_u64(b[i].dir, "writeback_sectors_written", &v))
 			written0 += v << 9;
+	}
 	for (;;) {
 		dirty = written = 0;
 		for (i = 0; i < n; i++) {
