@@ -34,5 +34,7 @@ done
 "$src/compat/probe.sh" "$kdir" "$out"
 # HC_REBUILD=1: compile every object again (the tests want every warning).
 [ "${HC_REBUILD:-0}" = 1 ] && make -C "$kdir" M="$out" clean >&2
-make -C "$kdir" M="$out" "$@" modules >&2
+# One job per CPU (HC_JOBS=N: N); with -j, make's output is grouped per
+# file, so a warning stays next to its file name.
+make -C "$kdir" M="$out" -j"${HC_JOBS:-$(nproc)}" --output-sync=target "$@" modules >&2
 echo "$out/hcache.ko"
