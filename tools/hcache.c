@@ -784,13 +784,16 @@ static double now_seconds(void)
 }
 
 /*
- * Wait until every device of @b[] reads dirty_data 0; on a terminal, a
- * line of progress on stderr, redrawn each second.
+ * Wait until every device of @b[] reads dirty_data 0 or, @flushing, until
+ * each one's writeback_flush is done; on a terminal, a line of progress on
+ * stderr, redrawn each second. A flush that ends with dirty data left
+ * (called off, or the device left its cache) is an error.
  */
-static int flush_wait(const struct hc_obj *b, size_t n, const char *arg)
+static int flush_wait(const struct hc_obj *b, size_t n, const char *arg,
+		      bool flushing)
 {
-	bool tty = isatty(STDERR_FILENO);
-	u64 first = 0, dirty, written, written0 = 0, v;
+	bool tty = isatty(STDERR_FILENO), pending;
+	u64 first = 0, dirty, written, written0 = 0, v, flush_v;
 	double start = now_seconds(), t;
 	char rate_s[32], dirty_s[32];
 	size_t i;
@@ -803,6 +806,7 @@ static int flush_wait(const struct hc_obj *b, size_t n, const char *arg)
 	}
 	for (;;) {
 		dirty = written = 0;
+		pending = false;
 		for (i = 0; i < n; i++) {
 			int ret = hc_sysfs_u64(b[i].dir, "dirty_data", &v);
 
@@ -814,10 +818,22 @@ static int flush_wait(const struct hc_obj *b, size_t n, const char *arg)
 				return EX_REFUSED;
 			}
 			dirty += v;
+			/* A module too old to tell: done when clean. */
+			flush_v = v;
 			if (!hc_sysfs_u64(b[i].dir, "writeback_sectors_written", &v))
 				written += v << 9;
+			/*
+			 * A flush is done when the kernel found no dirty data
+			 * and no write going dirty after it was asked: then
+			 * every write acknowledged before is written back,
+			 * even one whose key dirty_data did not count yet.
+			 */
+			if (flushing) {
+				hc_sysfs_u64(b[i].dir, "writeback_flush", &flush_v);
+				pending |= flush_v != 0;
+			}
 		}
-		if (!dirty)
+		if (flushing ? !pending : !dirty)
 			break;
 		t = now_seconds() - start;
 		if (tty && t > 0) {
@@ -835,6 +851,15 @@ static int flush_wait(const struct hc_obj *b, size_t n, const char *arg)
 				fputs("            ", stderr);
 		}
 		usleep(tty ? 1000000 : 200000);
+	}
+	if (dirty) {
+		/* Only a flush ends with dirty data left. */
+		if (tty)
+			fputc('\n', stderr);
+		size_str(dirty, dirty_s, sizeof(dirty_s));
+		hc_warn("flush: %s: the flush ended with %s dirty: called off (writeback_flush 0), the device left its cache, or new writes went dirty since",
+			arg, dirty_s);
+		return EX_REFUSED;
 	}
 	if (tty)
 		fprintf(stderr, "\r%s: clean%60s\n", arg, "");
@@ -877,7 +902,7 @@ static int cmd_flush(int argc, char **argv)
 			rc = ret;
 	}
 	if (!rc && wait)
-		rc = flush_wait(b, nb, argv[optind]);
+		rc = flush_wait(b, nb, argv[optind], true);
 	free(list);
 	return rc;
 }
@@ -906,7 +931,7 @@ static int cmd_detach(int argc, char **argv)
 	if (ret || !wait)
 		return ret;
 	/* Writeback runs at full speed; the detach follows once clean. */
-	ret = flush_wait(&b, 1, argv[optind]);
+	ret = flush_wait(&b, 1, argv[optind], false);
 	if (ret)
 		return ret;
 	for (c = 0; c < 600 && !detached(&b); c++) {

@@ -387,6 +387,11 @@ static ssize_t writeback_running_store(struct hc_backing *b, const char *buf,
 	return len;
 }
 
+static ssize_t writeback_flush_show(struct hc_backing *b, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", hc_writeback_flush_pending(b));
+}
+
 /* Write back every dirty sector now: 1 starts, 0 calls it off. */
 static ssize_t writeback_flush_store(struct hc_backing *b, const char *buf,
 				     size_t len)
@@ -396,19 +401,8 @@ static ssize_t writeback_flush_store(struct hc_backing *b, const char *buf,
 
 	if (kstrtobool(buf, &v))
 		return -EINVAL;
-	ret = hc_backing_lock_registered(b);
-	if (ret)
-		return ret;
-	if (!b->set)
-		ret = -ENOENT;
-	else if (READ_ONCE(b->set->meta_failed))
-		ret = -EIO;
-	mutex_unlock(&hc_register_lock);
-	if (ret)
-		return ret;
-	WRITE_ONCE(b->wb.flushing, v);
-	hc_writeback_wake(b);
-	return len;
+	ret = hc_writeback_flush(b, v);
+	return ret ? ret : len;
 }
 
 static ssize_t writeback_percent_show(struct hc_backing *b, char *buf)
@@ -609,7 +603,7 @@ HC_ATTR_RO(backing_dev_uuid);
 HC_ATTR_RO(dirty_data);
 HC_ATTR_RO(detaching);
 HC_ATTR_RW(writeback_running);
-HC_ATTR_WO(writeback_flush);
+HC_ATTR_RW(writeback_flush);
 HC_ATTR_RW(writeback_percent);
 HC_ATTR_RW(writeback_delay);
 HC_ATTR_RW(writeback_rate);

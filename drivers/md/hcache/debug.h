@@ -34,6 +34,8 @@ enum hc_delay_point {
 	HC_DELAY_FLUSH_BACKING,
 	/* a write whose cache half failed is about to go around the cache */
 	HC_DELAY_WRITE_FALLBACK,
+	/* write_work is about to insert the keys of completed cached writes */
+	HC_DELAY_WRITE_INSERT,
 	HC_DELAY_NR,
 };
 

@@ -50,6 +50,7 @@ static struct hc_debug_point hc_delays[HC_DELAY_NR] = {
 	[HC_DELAY_DETACH_DRAINED]	= { .name = "detach_drained" },
 	[HC_DELAY_FLUSH_BACKING]	= { .name = "flush_backing" },
 	[HC_DELAY_WRITE_FALLBACK]	= { .name = "write_fallback" },
+	[HC_DELAY_WRITE_INSERT]		= { .name = "write_insert" },
 };
 
 static struct hc_debug_point hc_faults[HC_FAULT_NR] = {

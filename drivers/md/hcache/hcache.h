@@ -208,7 +208,8 @@
  * P+I+D controller (pure code) on the device's dirty sectors against
  * writeback_percent of its share of the cache; unpaced when the device is
  * idle, detaching or flushing (writeback_flush: until no dirty data is
- * left, even with writeback_running 0). Dirty sectors are counted per table entry
+ * left and no write is going dirty, even with writeback_running 0).
+ * Dirty sectors are counted per table entry
  * (hc_bdev_entry.dirty_sectors). The backing superblock turns clean when
  * none is left (journal written first); writes going dirty meanwhile are
  * counted in wb.dirtying. A detach with dirty data writes it back first.
@@ -378,12 +379,17 @@ struct hc_wb_batch;
  * @last_io: jiffies of the last foreground request, for idle detection
  * @running: writeback_running
  * @detaching: a detach waits for writeback to empty the cache
- * @flushing: writeback_flush asked for every dirty sector to be written
- *	back now; cleared by @thread when it finds none left
+ * @flush_seq: writeback_flush requests (writes of 1), counted; @lock
+ * @flush_done: @flush_seq as it was when @thread last found no dirty
+ *	sector and no write going dirty (hc_wb_flush_done()), or when a
+ *	flush was called off (0, or the thread's stop); @lock. A flush is
+ *	pending while the two differ (hc_wb_flush_pending()): a request made
+ *	while the thread checks stays pending, whatever it found.
  * @percent: writeback_percent
  * @delay: writeback_delay, seconds
  * @update_seconds: writeback_rate_update_seconds
- * @lock: protects @params, @rate and @target (sysfs reads them whole)
+ * @lock: protects @params, @rate, @target, @flush_seq and @flush_done
+ *	(sysfs reads them whole)
  * @params: the controller's tunables
  * @rate: the controller's state; @rate.rate is writeback_rate
  * @target: dirty sectors the controller aims at
@@ -406,7 +412,8 @@ struct hc_writeback {
 	unsigned long		last_io;
 	bool			running;
 	bool			detaching;
-	bool			flushing;
+	u32			flush_seq;
+	u32			flush_done;
 	u32			percent;
 	u32			delay;
 	u32			update_seconds;
@@ -933,6 +940,8 @@ void hc_writeback_dirty_end(struct hc_backing *b);
 void hc_writeback_dirty_added(struct hc_backing *b, u64 dirty);
 u64 hc_writeback_dirty_sectors(struct hc_backing *b);
 int hc_writeback_detach(struct hc_backing *b);
+int hc_writeback_flush(struct hc_backing *b, bool start);
+bool hc_writeback_flush_pending(struct hc_backing *b);
 void hc_writeback_wake(struct hc_backing *b);
 
 /* backing_sysfs.c */

@@ -1840,6 +1840,7 @@ void hc_write_insert_work(struct work_struct *work)
 	LIST_HEAD(done);
 	bool more;
 
+	hc_debug_delay(HC_DELAY_WRITE_INSERT);
 	do {
 		spin_lock_irq(&c->write_lock);
 		more = !list_empty(&c->write_done);

@@ -86,6 +86,8 @@
 #define HC_WB_RATE_MAX		(4ULL << (30 - SECTOR_SHIFT))
 /* After a failed batch, wait this long (doubling up to 32 times). */
 #define HC_WB_RETRY		HZ
+/* A flush waiting for writes' keys to go in looks again this often. */
+#define HC_WB_FLUSH_POLL	(HZ / 50)
 
 /**
  * struct hc_wb_run - pieces contiguous on the backing device
@@ -213,6 +215,11 @@ void hc_writeback_dirty_begin(struct hc_backing *b)
  */
 void hc_writeback_dirty_end(struct hc_backing *b)
 {
+	/*
+	 * The key went in (under meta_lock) before the count drops: a
+	 * flush that sees the count at 0 then finds the key (hc_wb_idle_dirty()).
+	 */
+	smp_mb__before_atomic();
 	atomic_dec(&b->wb.dirtying);
 }
 
@@ -792,6 +799,92 @@ out:
 	mutex_unlock(&b->sb_lock);
 }
 
+/*
+ * The device's dirty sectors, and in *@going_dirty whether writeback-mode
+ * writes are between hc_writeback_dirty_begin() and _end(): acknowledged
+ * (or about to be) with their keys not yet in. The count is read first: a
+ * write that has left it has its key in the tree (hc_writeback_dirty_end()).
+ */
+static u64 hc_wb_idle_dirty(struct hc_backing *b, bool *going_dirty)
+{
+	*going_dirty = atomic_read(&b->wb.dirtying) != 0;
+	/* Pairs with hc_writeback_dirty_end(). */
+	smp_rmb();
+	return hc_writeback_dirty_sectors(b);
+}
+
+/*
+ * The thread found no dirty data and no write going dirty after reading
+ * @seq: every flush requested up to @seq is done.
+ */
+static void hc_wb_flush_done(struct hc_writeback *wb, u32 seq)
+{
+	spin_lock(&wb->lock);
+	if ((s32)(seq - wb->flush_done) > 0)
+		wb->flush_done = seq;
+	spin_unlock(&wb->lock);
+}
+
+/**
+ * hc_writeback_flush() - write back every dirty sector now (writeback_flush)
+ * @b: the backing device
+ * @start: true to start a flush, false to call off the pending one
+ *
+ * The thread then runs unpaced and undelayed, even with writeback_running
+ * 0, until it finds no dirty sector and no write going dirty; writes
+ * acknowledged before this call are then on the backing device.
+ *
+ * Return: 0; -ENOENT if @b is not attached, -EIO if its set failed or
+ * its writeback thread could not start.
+ */
+int hc_writeback_flush(struct hc_backing *b, bool start)
+{
+	struct hc_writeback *wb = &b->wb;
+	int ret;
+
+	ret = hc_register_lock_listed(&b->list);
+	if (ret)
+		return ret;
+	if (!b->set) {
+		ret = -ENOENT;
+	} else if (test_bit(HC_SET_FAILED, &b->set->flags) ||
+		   READ_ONCE(b->set->meta_failed)) {
+		ret = -EIO;
+	} else if (!wb->thread) {
+		pr_err("%pg: cannot flush: its writeback thread did not start\n",
+		       b->bdev);
+		ret = -EIO;
+	} else {
+		spin_lock(&wb->lock);
+		if (start)
+			wb->flush_seq++;
+		else
+			wb->flush_done = wb->flush_seq;
+		spin_unlock(&wb->lock);
+		hc_writeback_wake(b);
+	}
+	mutex_unlock(&hc_register_lock);
+	return ret;
+}
+
+/**
+ * hc_writeback_flush_pending() - a writeback_flush is not done yet
+ * @b: the backing device
+ *
+ * Return: true from a request until the thread found the device clean
+ * after it, or the flush was called off.
+ */
+bool hc_writeback_flush_pending(struct hc_backing *b)
+{
+	struct hc_writeback *wb = &b->wb;
+	bool pending;
+
+	spin_lock(&wb->lock);
+	pending = wb->flush_seq != wb->flush_done;
+	spin_unlock(&wb->lock);
+	return pending;
+}
+
 /* ---- The thread ---------------------------------------------------------- */
 
 static int hc_writeback_thread(void *arg)
@@ -803,7 +896,9 @@ static int hc_writeback_thread(void *arg)
 	unsigned long last_update = jiffies, retry = HC_WB_RETRY;
 	struct hc_wb_pace pace = { 0 };
 	bool was_clean = true, paused = false, paced, wrapped, urgent;
+	bool going_dirty;
 	u64 dirty, rate;
+	u32 flush_seq;
 	int ret;
 
 	hc_wb_update_rate(b, 0, false);
@@ -811,7 +906,11 @@ static int hc_writeback_thread(void *arg)
 		unsigned long period = READ_ONCE(wb->update_seconds) * HZ;
 
 		/* A detach or a flush writes back at full speed, always. */
-		urgent = READ_ONCE(wb->detaching) || READ_ONCE(wb->flushing);
+		spin_lock(&wb->lock);
+		flush_seq = wb->flush_seq;
+		urgent = flush_seq != wb->flush_done;
+		spin_unlock(&wb->lock);
+		urgent |= READ_ONCE(wb->detaching);
 		if (READ_ONCE(c->meta_failed) ||
 		    (!READ_ONCE(wb->running) && !urgent)) {
 			/*
@@ -837,11 +936,21 @@ static int hc_writeback_thread(void *arg)
 					  false);
 			last_update = jiffies;
 		}
-		dirty = hc_writeback_dirty_sectors(b);
+		dirty = hc_wb_idle_dirty(b, &going_dirty);
 		if (!dirty) {
-			WRITE_ONCE(wb->flushing, false);
-			hc_wb_try_clean(b);
 			was_clean = true;
+			if (!going_dirty) {
+				hc_wb_try_clean(b);
+				hc_wb_flush_done(wb, flush_seq);
+			} else if (urgent) {
+				/*
+				 * Writes acknowledged, or about to be, whose
+				 * keys are not in yet: a flush must write
+				 * them back too. Look again shortly.
+				 */
+				hc_wb_sleep(wb, HC_WB_FLUSH_POLL, false);
+				continue;
+			}
 			hc_wb_sleep(wb, period, false);
 			continue;
 		}
@@ -1044,4 +1153,8 @@ void hc_writeback_stop(struct hc_backing *b)
 	wb->thread = NULL;
 	kvfree(wb->batch);
 	wb->batch = NULL;
+	/* A flush pending now is called off; none carries over to a new set. */
+	spin_lock(&wb->lock);
+	wb->flush_done = wb->flush_seq;
+	spin_unlock(&wb->lock);
 }
