@@ -52,10 +52,22 @@ static void label_str(const struct hc_sb_disk *d, char *buf)
 	buf[HC_LABEL_SIZE] = '\0';
 }
 
+/* The settings the superblock keeps (HC_FEAT_COMPAT_TUNABLES): their bits. */
+static u32 hc_sb_tunables(const struct hc_sb_disk *d, u32 kind)
+{
+	if (!(le64_to_cpu(d->compat) & HC_FEAT_COMPAT_TUNABLES))
+		return 0;
+	if (kind == HC_KIND_CACHE)
+		return le32_to_cpu(d->cache.tunables) & HC_CACHE_TUNE_KNOWN;
+	if (kind == HC_KIND_BACKING)
+		return le32_to_cpu(d->backing.tunables) & HC_BDEV_TUNE_KNOWN;
+	return 0;
+}
+
 static void show_text(const struct hc_show *s)
 {
 	const struct hc_sb_disk *d = s->d;
-	u32 kind = le32_to_cpu(d->kind);
+	u32 kind = le32_to_cpu(d->kind), tune;
 	u64 flags = le64_to_cpu(d->flags);
 	u32 csum = le32_to_cpu(d->csum);
 	char dev[37], set[37], label[HC_LABEL_SIZE + 1];
@@ -63,6 +75,7 @@ static void show_text(const struct hc_show *s)
 	hc_uuid_str(d->dev_uuid, dev);
 	hc_uuid_str(d->set_uuid, set);
 	label_str(d, label);
+	tune = hc_sb_tunables(d, kind);
 
 	printf("device\t\t\t%s\n", s->path);
 	printf("sb.magic\t\t0x%016llx [%s]\n", le64_to_cpu(d->magic),
@@ -103,6 +116,12 @@ static void show_text(const struct hc_show *s)
 		       flags & HC_CACHE_DISCARD ? "yes" : "no");
 		printf("cache.clean\t\t%s\n",
 		       flags & HC_CACHE_CLEAN ? "yes" : "no");
+		if (tune & HC_CACHE_TUNE_IO_ERROR_LIMIT)
+			printf("cache.io_error_limit\t%u\n",
+			       le32_to_cpu(d->cache.io_error_limit));
+		if (tune & HC_CACHE_TUNE_IO_ERROR_HALFLIFE)
+			printf("cache.io_error_halflife\t%u\n",
+			       le32_to_cpu(d->cache.io_error_halflife));
 	} else if (kind == HC_KIND_BACKING) {
 		printf("backing.data_offset\t%llu\n",
 		       le64_to_cpu(d->backing.data_offset));
@@ -113,6 +132,18 @@ static void show_text(const struct hc_show *s)
 		printf("backing.state\t\t%s\n",
 		       hc_state_name((flags & HC_BDEV_STATE_MASK) >>
 				     HC_BDEV_STATE_SHIFT));
+		if (tune & HC_BDEV_TUNE_WRITEBACK_PERCENT)
+			printf("backing.writeback_percent\t%u\n",
+			       le32_to_cpu(d->backing.writeback_percent));
+		if (tune & HC_BDEV_TUNE_SEQUENTIAL_CUTOFF)
+			printf("backing.sequential_cutoff\t%llu\n",
+			       le64_to_cpu(d->backing.sequential_cutoff));
+		if (tune & HC_BDEV_TUNE_ADMISSION_POLICY)
+			printf("backing.admission_policy\t%u\n",
+			       d->backing.admission_policy);
+		if (tune & HC_BDEV_TUNE_STOP_WHEN_FAILED)
+			printf("backing.stop_when_failed\t%u\n",
+			       d->backing.stop_when_failed);
 	}
 	printf("valid\t\t\t%s\n", s->err ? s->err : "yes");
 }
@@ -145,13 +176,14 @@ static void json_hex(const char *key, u64 v)
 static void show_json(const struct hc_show *s)
 {
 	const struct hc_sb_disk *d = s->d;
-	u32 kind = le32_to_cpu(d->kind);
+	u32 kind = le32_to_cpu(d->kind), tune;
 	u64 flags = le64_to_cpu(d->flags);
 	char dev[37], set[37], label[HC_LABEL_SIZE + 1], buf[16];
 
 	hc_uuid_str(d->dev_uuid, dev);
 	hc_uuid_str(d->set_uuid, set);
 	label_str(d, label);
+	tune = hc_sb_tunables(d, kind);
 
 	printf("{\n");
 	json_str("device", s->path, true);
@@ -188,6 +220,12 @@ static void show_json(const struct hc_show *s)
 			 true);
 		json_bool("discard", flags & HC_CACHE_DISCARD, true);
 		json_bool("clean", flags & HC_CACHE_CLEAN, true);
+		if (tune & HC_CACHE_TUNE_IO_ERROR_LIMIT)
+			json_u64("io_error_limit",
+				 le32_to_cpu(d->cache.io_error_limit), true);
+		if (tune & HC_CACHE_TUNE_IO_ERROR_HALFLIFE)
+			json_u64("io_error_halflife",
+				 le32_to_cpu(d->cache.io_error_halflife), true);
 	} else if (kind == HC_KIND_BACKING) {
 		json_u64("data_offset", le64_to_cpu(d->backing.data_offset),
 			 true);
@@ -196,6 +234,18 @@ static void show_json(const struct hc_show *s)
 			 true);
 		json_str("state", hc_state_name((flags & HC_BDEV_STATE_MASK) >>
 						HC_BDEV_STATE_SHIFT), true);
+		if (tune & HC_BDEV_TUNE_WRITEBACK_PERCENT)
+			json_u64("writeback_percent",
+				 le32_to_cpu(d->backing.writeback_percent), true);
+		if (tune & HC_BDEV_TUNE_SEQUENTIAL_CUTOFF)
+			json_u64("sequential_cutoff",
+				 le64_to_cpu(d->backing.sequential_cutoff), true);
+		if (tune & HC_BDEV_TUNE_ADMISSION_POLICY)
+			json_u64("admission_policy",
+				 d->backing.admission_policy, true);
+		if (tune & HC_BDEV_TUNE_STOP_WHEN_FAILED)
+			json_u64("stop_when_failed",
+				 d->backing.stop_when_failed, true);
 	}
 	json_bool("valid", !s->err, true);
 	if (s->err)

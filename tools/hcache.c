@@ -18,6 +18,7 @@
 
 #include <libsmartcols/libsmartcols.h>
 
+#include "hcache_ondisk.h"
 #include "sysfs.h"
 
 /* Exit codes; keep man/hcache.8 in step. */
@@ -145,7 +146,7 @@ enum col {
 	COL_NAME, COL_TYPE, COL_DEV, COL_STATE, COL_DATA, COL_MODE, COL_SIZE,
 	COL_USED, COL_DIRTY, COL_HITS, COL_BYPASSED, COL_BYP_SEQ, COL_BYP_FULL,
 	COL_BYP_MODE, COL_BYP_POLICY, COL_WB_RATE, COL_ERRORS, COL_LABEL,
-	COL_SET, COL_NR
+	COL_TUNED, COL_SET, COL_NR
 };
 
 static const struct {
@@ -175,6 +176,7 @@ static const struct {
 	[COL_WB_RATE]	= { "WB-RATE", "writeback rate, bytes per second", SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true, true },
 	[COL_ERRORS]	= { "ERRORS", "cache device I/O errors since registration", SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true },
 	[COL_LABEL]	= { "LABEL", "a backing device's label", 0, SCOLS_JSON_STRING, true },
+	[COL_TUNED]	= { "TUNED", "settings that differ from the defaults, KNOB=VALUE,...", 0, SCOLS_JSON_STRING, true },
 	[COL_SET]	= { "SET", "cache set uuid", 0, SCOLS_JSON_STRING },
 };
 
@@ -279,6 +281,60 @@ static int used_percent(const char *setdir, u64 *pct)
 	return 0;
 }
 
+/*
+ * The settings that survive a reboot (kept in the superblocks), with the
+ * defaults a device has without one (hcache_ondisk.h); choices by name.
+ */
+static const struct tunable {
+	const char *knob;
+	enum hc_obj_kind kind;	/* whose directory has it */
+	u64 deflt;		/* a number... */
+	const char *deflt_name;	/* ...or a choice */
+} tunables[] = {
+	{ "writeback_percent", HC_OBJ_BACKING, HC_WRITEBACK_PERCENT_DEFAULT, NULL },
+	{ "sequential_cutoff", HC_OBJ_BACKING, HC_SEQ_CUTOFF_DEFAULT, NULL },
+	{ "admission_policy", HC_OBJ_BACKING, 0, "second_access" },
+	{ "stop_when_cache_set_failed", HC_OBJ_BACKING, 0, "auto" },
+	{ "io_error_limit", HC_OBJ_SET, HC_IO_ERROR_LIMIT_DEFAULT, NULL },
+	{ "io_error_halflife", HC_OBJ_SET, HC_IO_ERROR_HALFLIFE_DEFAULT, NULL },
+	{ "cache_replacement_policy", HC_OBJ_CACHE, 0, "lru" },
+	{ "discard", HC_OBJ_CACHE, 0, NULL },
+};
+
+/*
+ * Append to @out (@n bytes used of @len) @kind's settings under @dir that
+ * differ from the defaults, as KNOB=VALUE,... Return: the bytes @out would
+ * need (>= @len: cut short).
+ */
+static size_t tuned_str(enum hc_obj_kind kind, const char *dir, char *out,
+			size_t len, size_t n)
+{
+	char buf[256], val[64];
+	size_t i;
+	u64 v;
+
+	for (i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++) {
+		const struct tunable *t = &tunables[i];
+
+		if (t->kind != kind || !dir)
+			continue;
+		if (t->deflt_name) {
+			if (hc_sysfs_read(dir, t->knob, buf, sizeof(buf)))
+				continue;
+			hc_sysfs_choice(buf, val, sizeof(val));
+			if (!strcmp(val, t->deflt_name))
+				continue;
+		} else {
+			if (hc_sysfs_u64(dir, t->knob, &v) || v == t->deflt)
+				continue;
+			snprintf(val, sizeof(val), "%llu", (unsigned long long)v);
+		}
+		n += snprintf(out + n, n < len ? len - n : 0, "%s%s=%s",
+			      n ? "," : "", t->knob, val);
+	}
+	return n;
+}
+
 static struct libscols_line *show_backing(struct show *s, const struct hc_obj *b,
 					  struct libscols_line *parent)
 {
@@ -307,6 +363,8 @@ static struct libscols_line *show_backing(struct show *s, const struct hc_obj *b
 	cell_attr(s, ln, COL_WB_RATE, b->dir, "writeback_rate");
 	if (!hc_sysfs_read(b->dir, "label", buf, sizeof(buf)))
 		cell(s, ln, COL_LABEL, buf);
+	if (tuned_str(HC_OBJ_BACKING, b->dir, buf, sizeof(buf), 0) < sizeof(buf))
+		cell(s, ln, COL_TUNED, buf);
 	cell(s, ln, COL_SET, b->set_uuid[0] ? b->set_uuid : NULL);
 	return ln;
 }
@@ -316,8 +374,9 @@ static struct libscols_line *show_set(struct show *s, const struct hc_obj *set,
 				      const struct hc_obj *objs, size_t n)
 {
 	struct libscols_line *ln = scols_table_new_line(s->tb, NULL);
+	char tuned[512] = "";
+	size_t i, n_tuned;
 	u64 dirty = 0, v;
-	size_t i;
 
 	if (!ln)
 		return NULL;
@@ -330,6 +389,12 @@ static struct libscols_line *show_set(struct show *s, const struct hc_obj *set,
 		cell_u64(s, ln, COL_USED, v);
 	cells_stats(s, ln, set->dir);
 	cell_attr(s, ln, COL_ERRORS, set->dir, "errors");
+	n_tuned = tuned_str(HC_OBJ_SET, set->dir, tuned, sizeof(tuned), 0);
+	if (cache)
+		n_tuned = tuned_str(HC_OBJ_CACHE, cache->dir, tuned,
+				    sizeof(tuned), n_tuned);
+	if (n_tuned < sizeof(tuned))
+		cell(s, ln, COL_TUNED, tuned);
 	cell(s, ln, COL_SET, set->name);
 	for (i = 0; i < n; i++)
 		if (objs[i].kind == HC_OBJ_BACKING &&

@@ -66,12 +66,20 @@ static bool sb_equal(const struct hc_sb *a, const struct hc_sb *b)
 		 a->cache.journal_buckets == b->cache.journal_buckets &&
 		 a->cache.replacement == b->cache.replacement &&
 		 a->cache.discard == b->cache.discard &&
-		 a->cache.clean == b->cache.clean)) &&
+		 a->cache.clean == b->cache.clean &&
+		 a->cache.tunables == b->cache.tunables &&
+		 a->cache.io_error_limit == b->cache.io_error_limit &&
+		 a->cache.io_error_halflife == b->cache.io_error_halflife)) &&
 	       (a->kind != HC_KIND_BACKING ||
 		(a->backing.data_offset == b->backing.data_offset &&
 		 a->backing.inval_gen == b->backing.inval_gen &&
 		 a->backing.cache_mode == b->backing.cache_mode &&
-		 a->backing.state == b->backing.state));
+		 a->backing.state == b->backing.state &&
+		 a->backing.tunables == b->backing.tunables &&
+		 a->backing.sequential_cutoff == b->backing.sequential_cutoff &&
+		 a->backing.writeback_percent == b->backing.writeback_percent &&
+		 a->backing.admission_policy == b->backing.admission_policy &&
+		 a->backing.stop_when_failed == b->backing.stop_when_failed));
 }
 
 static void test_layout(void)
@@ -117,6 +125,51 @@ static void test_layout(void)
 	CHECK_EQ_U64(get_le((u8 *)&d + 128, 4), HC_KIND_BACKING, "kind @128");
 	CHECK_EQ_U64(get_le((u8 *)&d + 136, 8), 2048, "data offset @136");
 	CHECK_EQ_U64(get_le((u8 *)&d + 144, 4), 3, "inval gen @144");
+	CHECK_EQ_U64(get_le((u8 *)&d + 16, 8), 0,
+		     "no setting kept: compat 0, as before tunables existed");
+
+	printf("tunables: where they live, and the compat bit\n");
+	base_sb(BACKING, &sb);
+	sb.backing.tunables = HC_BDEV_TUNE_KNOWN;
+	sb.backing.sequential_cutoff = 0x1122334455ULL;
+	sb.backing.writeback_percent = 40;
+	sb.backing.admission_policy = HC_ADMIT_FIRST_ACCESS;
+	sb.backing.stop_when_failed = HC_STOP_ALWAYS;
+	hc_sb_encode(&sb, &d);
+	CHECK_EQ_U64(get_le((u8 *)&d + 16, 8), HC_FEAT_COMPAT_TUNABLES,
+		     "compat @16 says tunables");
+	CHECK_EQ_U64(get_le((u8 *)&d + 148, 4), 0xf, "backing tunables @148");
+	CHECK_EQ_U64(get_le((u8 *)&d + 152, 8), 0x1122334455ULL,
+		     "sequential_cutoff @152");
+	CHECK_EQ_U64(get_le((u8 *)&d + 160, 4), 40, "writeback_percent @160");
+	CHECK_EQ_U64(get_le((u8 *)&d + 164, 1), HC_ADMIT_FIRST_ACCESS,
+		     "admission_policy @164");
+	CHECK_EQ_U64(get_le((u8 *)&d + 165, 1), HC_STOP_ALWAYS,
+		     "stop_when_failed @165");
+	base_sb(CACHE, &sb);
+	sb.cache.tunables = HC_CACHE_TUNE_KNOWN;
+	sb.cache.io_error_limit = 7;
+	sb.cache.io_error_halflife = 3600;
+	hc_sb_encode(&sb, &d);
+	CHECK_EQ_U64(get_le((u8 *)&d + 16, 8), HC_FEAT_COMPAT_TUNABLES,
+		     "cache compat @16 says tunables");
+	CHECK_EQ_U64(get_le((u8 *)&d + 168, 4), 3, "cache tunables @168");
+	CHECK_EQ_U64(get_le((u8 *)&d + 172, 4), 7, "io_error_limit @172");
+	CHECK_EQ_U64(get_le((u8 *)&d + 176, 4), 3600, "io_error_halflife @176");
+	/* A field without its bit is not written, and not read. */
+	sb.cache.tunables = HC_CACHE_TUNE_IO_ERROR_LIMIT;
+	hc_sb_encode(&sb, &d);
+	CHECK_EQ_U64(get_le((u8 *)&d + 176, 4), 0, "halflife without its bit");
+	put_le((u8 *)&d + 176, 4, 99);
+	d.csum = cpu_to_le32(hc_sb_csum(&d));
+	CHECK(!hc_sb_decode(&d, sizeof(d), &sb, NULL) &&
+	      sb.cache.io_error_halflife == 0 && sb.cache.io_error_limit == 7,
+	      "halflife read without its bit");
+	/* Without the compat bit, code that knows it reads no setting. */
+	put_le((u8 *)&d + 16, 8, 0);
+	d.csum = cpu_to_le32(hc_sb_csum(&d));
+	CHECK(!hc_sb_decode(&d, sizeof(d), &sb, NULL) && !sb.cache.tunables &&
+	      !sb.cache.io_error_limit, "tunables read without the compat bit");
 
 	printf("incompat bit 0 is the retired draft bit, not supported\n");
 	CHECK_EQ_U64(HC_FEAT_INCOMPAT_RETIRED_DRAFT, 1, "retired draft bit");
@@ -144,7 +197,7 @@ static void test_round_trip(void)
 	for (i = 0; i < 3 * HC_MODE_NR * 4; i++) {
 		base_sb(i & 1 ? BACKING : CACHE, &in);
 		in.seq = 0x0123456789abcdefULL + i;
-		in.compat = 1ULL << (i % 64);
+		in.compat = 1ULL << (i % 64) & ~HC_FEAT_COMPAT_TUNABLES;
 		in.block_size = 512U << (i % 4);
 		if (in.kind == HC_KIND_CACHE) {
 			in.cache.replacement = repl[i % 3];
@@ -154,11 +207,29 @@ static void test_round_trip(void)
 			in.cache.nbuckets = 137 + i * 1000003ULL;
 			in.cache.journal_buckets = 8 + i % 249;
 			in.cache.nbuckets += in.cache.journal_buckets;
+			in.cache.tunables = i % 4;
+			if (i & 1)
+				in.cache.io_error_limit = i * 7;
+			if (i & 2)
+				in.cache.io_error_halflife = i * 1000;
+			if (in.cache.tunables)
+				in.compat |= HC_FEAT_COMPAT_TUNABLES;
 		} else {
 			in.backing.cache_mode = i % HC_MODE_NR;
 			in.backing.state = (i / 2) % 4;
 			in.backing.data_offset = 16 * (i + 1) * 8;
 			in.backing.inval_gen = ~i;
+			in.backing.tunables = (i / 2) % 16;
+			if (in.backing.tunables & HC_BDEV_TUNE_SEQUENTIAL_CUTOFF)
+				in.backing.sequential_cutoff = (u64)i << 33;
+			if (in.backing.tunables & HC_BDEV_TUNE_WRITEBACK_PERCENT)
+				in.backing.writeback_percent = i % 51;
+			if (in.backing.tunables & HC_BDEV_TUNE_ADMISSION_POLICY)
+				in.backing.admission_policy = (i / 4) % 2;
+			if (in.backing.tunables & HC_BDEV_TUNE_STOP_WHEN_FAILED)
+				in.backing.stop_when_failed = (i / 8) % 2;
+			if (in.backing.tunables)
+				in.compat |= HC_FEAT_COMPAT_TUNABLES;
 		}
 		snprintf(in.label, sizeof(in.label), "label %u", i);
 		hc_sb_encode(&in, &d);
@@ -296,6 +367,74 @@ static void journal_wraps(struct hc_sb_disk *d)
 	d->cache.journal_start = cpu_to_le64(~0ULL - 3);
 }
 
+/* Settings kept (HC_FEAT_COMPAT_TUNABLES) with one of them set to @v. */
+static void cache_tune(struct hc_sb_disk *d, u32 bit, u32 v)
+{
+	d->compat = cpu_to_le64(HC_FEAT_COMPAT_TUNABLES);
+	d->cache.tunables = cpu_to_le32(bit);
+	d->cache.io_error_halflife = cpu_to_le32(v);
+}
+
+static void halflife_over(struct hc_sb_disk *d)
+{
+	cache_tune(d, HC_CACHE_TUNE_IO_ERROR_HALFLIFE,
+		   HC_IO_ERROR_HALFLIFE_MAX + 1);
+}
+
+static void halflife_max(struct hc_sb_disk *d)
+{
+	cache_tune(d, HC_CACHE_TUNE_IO_ERROR_HALFLIFE, HC_IO_ERROR_HALFLIFE_MAX);
+}
+
+static void halflife_over_no_bit(struct hc_sb_disk *d)
+{
+	cache_tune(d, HC_CACHE_TUNE_IO_ERROR_LIMIT,
+		   HC_IO_ERROR_HALFLIFE_MAX + 1);
+}
+
+static void halflife_over_no_compat(struct hc_sb_disk *d)
+{
+	halflife_over(d);
+	d->compat = 0;
+}
+
+static void backing_tune(struct hc_sb_disk *d, u32 bits)
+{
+	d->compat = cpu_to_le64(HC_FEAT_COMPAT_TUNABLES);
+	d->backing.tunables = cpu_to_le32(bits);
+}
+
+static void percent_51(struct hc_sb_disk *d)
+{
+	backing_tune(d, HC_BDEV_TUNE_WRITEBACK_PERCENT);
+	d->backing.writeback_percent = cpu_to_le32(51);
+}
+
+static void percent_50(struct hc_sb_disk *d)
+{
+	backing_tune(d, HC_BDEV_TUNE_WRITEBACK_PERCENT);
+	d->backing.writeback_percent = cpu_to_le32(50);
+}
+
+static void admission_2(struct hc_sb_disk *d)
+{
+	backing_tune(d, HC_BDEV_TUNE_ADMISSION_POLICY);
+	d->backing.admission_policy = HC_ADMIT_NR;
+}
+
+static void stop_2(struct hc_sb_disk *d)
+{
+	backing_tune(d, HC_BDEV_TUNE_STOP_WHEN_FAILED);
+	d->backing.stop_when_failed = HC_STOP_NR;
+}
+
+static void unknown_tunables(struct hc_sb_disk *d)
+{
+	/* Bits from a newer version, their fields unknown: ignored. */
+	backing_tune(d, ~HC_BDEV_TUNE_KNOWN);
+	d->backing.writeback_percent = cpu_to_le32(99);
+}
+
 static const struct corrupt table[] = {
 	/* Common rules, in the order sb.c checks them. */
 	{ "4095 bytes", CACHE, .len = HC_SB_SIZE - 1,
@@ -398,6 +537,8 @@ static const struct corrupt table[] = {
 	  .want = "journal past the last bucket" },
 	{ "136 buckets", CACHE, F(cache.nbuckets), 136,
 	  .want = "fewer than 128 buckets outside the journal" },
+	{ "io_error_halflife 30 days + 1", CACHE, .mutate = halflife_over,
+	  .want = "io_error_halflife above 30 days" },
 
 	/* Backing device rules. */
 	{ "backing flag bit 6", BACKING, F(flags), 1 << 6,
@@ -414,6 +555,12 @@ static const struct corrupt table[] = {
 	  .want = "data offset below 16 sectors" },
 	{ "4k blocks, data offset 20", BACKING, .mutate = block4k_offset20,
 	  .want = "data offset not a multiple of the block size" },
+	{ "writeback_percent 51", BACKING, .mutate = percent_51,
+	  .want = "writeback_percent above 50" },
+	{ "admission policy 2", BACKING, .mutate = admission_2,
+	  .want = "unknown admission policy" },
+	{ "stop policy 2", BACKING, .mutate = stop_2,
+	  .want = "unknown stop_when_cache_set_failed policy" },
 
 	/* Valid edge cases. */
 	{ "base cache", CACHE, .want = NULL },
@@ -435,6 +582,15 @@ static const struct corrupt table[] = {
 	{ "journal at the end", CACHE,
 	  .mutate = journal_at_end, .want = NULL },
 	{ "data offset 16", BACKING, F(backing.data_offset), 16, .want = NULL },
+	{ "io_error_halflife 30 days", CACHE, .mutate = halflife_max,
+	  .want = NULL },
+	{ "halflife over, its bit clear", CACHE,
+	  .mutate = halflife_over_no_bit, .want = NULL },
+	{ "halflife over, compat bit clear", CACHE,
+	  .mutate = halflife_over_no_compat, .want = NULL },
+	{ "writeback_percent 50", BACKING, .mutate = percent_50, .want = NULL },
+	{ "unknown tunables bits", BACKING, .mutate = unknown_tunables,
+	  .want = NULL },
 	{ "4k blocks, data offset 16", BACKING,
 	  .mutate = block4k_offset16, .want = NULL },
 	{ "stale without a set", BACKING,

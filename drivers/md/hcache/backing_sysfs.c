@@ -151,6 +151,49 @@ static ssize_t cache_mode_store(struct hc_backing *b, const char *buf,
 	return ret ? ret : len;
 }
 
+/*
+ * Settings kept in the backing superblock (HC_FEAT_COMPAT_TUNABLES), so
+ * that they survive a reboot: a store sets the field and its bit in
+ * b->sb.backing under sb_lock, writes the superblock, and applies the value
+ * only once it is written; if the write fails, the fields return to what
+ * they were (@old) and the store fails with the device's error.
+ */
+static int hc_backing_tunables_write(struct hc_backing *b,
+				     const struct hc_sb_backing *old)
+{
+	struct hc_sb_backing *s = &b->sb.backing;
+	int ret;
+
+	lockdep_assert_held(&b->sb_lock);
+	ret = hc_backing_sb_write(b);
+	if (ret) {
+		s->tunables = old->tunables;
+		s->sequential_cutoff = old->sequential_cutoff;
+		s->writeback_percent = old->writeback_percent;
+		s->admission_policy = old->admission_policy;
+		s->stop_when_failed = old->stop_when_failed;
+	}
+	return ret;
+}
+
+/**
+ * hc_backing_tunables_load() - apply the settings its superblock keeps
+ * @b: a backing device being registered, its superblock just read
+ */
+void hc_backing_tunables_load(struct hc_backing *b)
+{
+	const struct hc_sb_backing *s = &b->sb.backing;
+
+	if (s->tunables & HC_BDEV_TUNE_SEQUENTIAL_CUTOFF)
+		b->sequential_cutoff = s->sequential_cutoff;
+	if (s->tunables & HC_BDEV_TUNE_WRITEBACK_PERCENT)
+		b->wb.percent = s->writeback_percent;
+	if (s->tunables & HC_BDEV_TUNE_ADMISSION_POLICY)
+		b->admit = s->admission_policy;
+	if (s->tunables & HC_BDEV_TUNE_STOP_WHEN_FAILED)
+		b->stop_when_cache_set_failed = s->stop_when_failed;
+}
+
 static ssize_t sequential_cutoff_show(struct hc_backing *b, char *buf)
 {
 	return sysfs_emit(buf, "%llu\n", READ_ONCE(b->sequential_cutoff));
@@ -159,13 +202,21 @@ static ssize_t sequential_cutoff_show(struct hc_backing *b, char *buf)
 static ssize_t sequential_cutoff_store(struct hc_backing *b, const char *buf,
 				       size_t len)
 {
+	struct hc_sb_backing old;
 	u64 bytes;
 	int ret = hc_size_parse(buf, &bytes);
 
 	if (ret)
 		return ret;
-	WRITE_ONCE(b->sequential_cutoff, bytes);
-	return len;
+	mutex_lock(&b->sb_lock);
+	old = b->sb.backing;
+	b->sb.backing.sequential_cutoff = bytes;
+	b->sb.backing.tunables |= HC_BDEV_TUNE_SEQUENTIAL_CUTOFF;
+	ret = hc_backing_tunables_write(b, &old);
+	if (!ret)
+		WRITE_ONCE(b->sequential_cutoff, bytes);
+	mutex_unlock(&b->sb_lock);
+	return ret ? ret : len;
 }
 
 static ssize_t admission_policy_show(struct hc_backing *b, char *buf)
@@ -184,16 +235,24 @@ static ssize_t admission_policy_show(struct hc_backing *b, char *buf)
 static ssize_t admission_policy_store(struct hc_backing *b, const char *buf,
 				      size_t len)
 {
+	struct hc_sb_backing old;
 	char name[32];
-	int i;
+	int i, ret;
 
 	if (strscpy(name, buf, sizeof(name)) < 0)
 		return -EINVAL;
 	i = hc_admit_policy_find(strim(name));
 	if (i < 0)
 		return i;
-	WRITE_ONCE(b->admit, i);
-	return len;
+	mutex_lock(&b->sb_lock);
+	old = b->sb.backing;
+	b->sb.backing.admission_policy = i;
+	b->sb.backing.tunables |= HC_BDEV_TUNE_ADMISSION_POLICY;
+	ret = hc_backing_tunables_write(b, &old);
+	if (!ret)
+		WRITE_ONCE(b->admit, i);
+	mutex_unlock(&b->sb_lock);
+	return ret ? ret : len;
 }
 
 static const char * const hc_stop_policies[] = {
@@ -213,11 +272,20 @@ static ssize_t stop_when_cache_set_failed_store(struct hc_backing *b,
 						const char *buf, size_t len)
 {
 	int i = sysfs_match_string(hc_stop_policies, buf);
+	struct hc_sb_backing old;
+	int ret;
 
 	if (i < 0)
 		return i;
-	WRITE_ONCE(b->stop_when_cache_set_failed, i);
-	return len;
+	mutex_lock(&b->sb_lock);
+	old = b->sb.backing;
+	b->sb.backing.stop_when_failed = i;
+	b->sb.backing.tunables |= HC_BDEV_TUNE_STOP_WHEN_FAILED;
+	ret = hc_backing_tunables_write(b, &old);
+	if (!ret)
+		WRITE_ONCE(b->stop_when_cache_set_failed, i);
+	mutex_unlock(&b->sb_lock);
+	return ret ? ret : len;
 }
 
 static ssize_t clear_stats_store(struct hc_backing *b, const char *buf,
@@ -413,7 +481,27 @@ static ssize_t writeback_percent_show(struct hc_backing *b, char *buf)
 static ssize_t writeback_percent_store(struct hc_backing *b, const char *buf,
 				       size_t len)
 {
-	return hc_wb_store_u32(b, buf, len, &b->wb.percent, 0, 50);
+	struct hc_sb_backing old;
+	u32 v;
+	int ret = kstrtou32(buf, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v > HC_WRITEBACK_PERCENT_MAX)
+		return -EINVAL;
+	mutex_lock(&b->sb_lock);
+	old = b->sb.backing;
+	b->sb.backing.writeback_percent = v;
+	b->sb.backing.tunables |= HC_BDEV_TUNE_WRITEBACK_PERCENT;
+	ret = hc_backing_tunables_write(b, &old);
+	if (!ret) {
+		spin_lock(&b->wb.lock);
+		WRITE_ONCE(b->wb.percent, v);
+		spin_unlock(&b->wb.lock);
+		hc_writeback_wake(b);
+	}
+	mutex_unlock(&b->sb_lock);
+	return ret ? ret : len;
 }
 
 static ssize_t writeback_delay_show(struct hc_backing *b, char *buf)

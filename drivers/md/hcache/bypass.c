@@ -234,7 +234,7 @@ static bool hc_admit_second_access(const struct hc_admit_in *in)
 	return false;
 }
 
-/* Every admission policy, by enum hc_admit_policy_id. */
+/* Every admission policy, by its HC_ADMIT_* index. */
 const struct hc_admit_policy hc_admit_policies[HC_ADMIT_NR] = {
 	[HC_ADMIT_FIRST_ACCESS] = {
 		.name	= "first_access",
@@ -281,7 +281,7 @@ static bool hc_name_eq(const char *name, const char *s)
  */
 int hc_admit_policy_find(const char *name)
 {
-	int i;
+	unsigned int i;
 
 	for (i = 0; i < HC_ADMIT_NR; i++)
 		if (hc_name_eq(hc_admit_policies[i].name, name))

@@ -50,8 +50,10 @@
 /* Streams remembered per backing device. */
 #define HC_SEQ_STREAMS		16
 
-/* Default sequential_cutoff: runs of 4 MiB or more bypass the cache. */
-#define HC_SEQ_CUTOFF_DEFAULT	(4ULL << 20)
+/*
+ * Default sequential_cutoff (HC_SEQ_CUTOFF_DEFAULT, hcache_ondisk.h): runs
+ * of 4 MiB or more bypass the cache.
+ */
 
 /**
  * struct hc_seq_stream - one recent stream of I/O to a backing device
@@ -186,20 +188,15 @@ struct hc_admit_policy {
 	bool		(*admit)(const struct hc_admit_in *in);
 };
 
-/* Indices into hc_admit_policies[], in the order sysfs lists them. */
-enum hc_admit_policy_id {
-	HC_ADMIT_FIRST_ACCESS = 0,
-	HC_ADMIT_SECOND_ACCESS,
-	HC_ADMIT_NR,
-};
-
 /*
- * A new backing device's policy. second_access costs nothing while the
- * cache fills and, once it is full, keeps a cold miss from costing a
- * cache write and an eviction (make bench: cold random reads 0.98x the
- * raw device against 0.92x with first_access).
+ * Indices into hc_admit_policies[], in the order sysfs lists them, are
+ * HC_ADMIT_* in hcache_ondisk.h: a backing superblock keeps the policy by
+ * its index. A new backing device's policy is HC_ADMIT_DEFAULT,
+ * second_access: it costs nothing while the cache fills and, once it is
+ * full, keeps a cold miss from costing a cache write and an eviction (make
+ * bench: cold random reads 0.98x the raw device against 0.92x with
+ * first_access).
  */
-#define HC_ADMIT_DEFAULT	HC_ADMIT_SECOND_ACCESS
 
 extern const struct hc_admit_policy hc_admit_policies[HC_ADMIT_NR];
 

@@ -332,6 +332,10 @@ static int hc_cache_set_geometry(struct hc_cache_set *c)
 	c->set_magic = hc_set_magic(c->sb.set_uuid);
 	c->replacement = s->replacement;
 	c->discard = s->discard;
+	if (s->tunables & HC_CACHE_TUNE_IO_ERROR_LIMIT)
+		c->io_error_limit = s->io_error_limit;
+	if (s->tunables & HC_CACHE_TUNE_IO_ERROR_HALFLIFE)
+		c->io_error_halflife = s->io_error_halflife;
 
 	if (c->cache_sectors > bdev_nr_sectors(c->bdev)) {
 		pr_err("%pg: cannot register: the superblock describes %llu sectors, the device has %llu\n",
@@ -734,8 +738,8 @@ int hc_cache_register(const char *path, dev_t devt,
 	init_completion(&c->loaded);
 	INIT_WORK(&c->fail_work, hc_cache_set_fail_work);
 	spin_lock_init(&c->io_error_lock);
-	c->io_error_limit = HC_IO_ERROR_LIMIT;
-	c->io_error_halflife = HC_IO_ERROR_HALFLIFE;
+	c->io_error_limit = HC_IO_ERROR_LIMIT_DEFAULT;
+	c->io_error_halflife = HC_IO_ERROR_HALFLIFE_DEFAULT;
 	atomic64_set(&c->errors, 0);
 	c->sb_buf = alloc_page(GFP_KERNEL);
 	c->table = kvzalloc(sizeof(*c->table), GFP_KERNEL);

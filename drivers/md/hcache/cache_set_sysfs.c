@@ -93,6 +93,53 @@ static ssize_t journal_delay_ms_store(struct hc_cache_set *c,
 	return len;
 }
 
+/* Persist a cache superblock change made under both locks. */
+static int hc_cache_sb_update(struct hc_cache_set *c)
+{
+	return hc_sb_write(c->bdev, &c->sb, c->sb_buf);
+}
+
+/* hc_register_lock if @c is still registered (hc_register_lock_listed()). */
+static int hc_cache_lock_registered(struct hc_cache_set *c)
+{
+	return hc_register_lock_listed(&c->list);
+}
+
+/*
+ * Keep a setting in the cache superblock (HC_FEAT_COMPAT_TUNABLES), so
+ * that it survives a reboot: the field of @bit takes @v, the superblock is
+ * written, and on failure both return to what they were. The caller
+ * applies the value once this returns 0.
+ */
+static int hc_cache_tunable_keep(struct hc_cache_set *c, u32 bit, u32 v)
+{
+	struct hc_sb_cache *s = &c->sb.cache;
+	struct hc_sb_cache old;
+	int ret;
+
+	ret = hc_cache_lock_registered(c);
+	if (ret)
+		return ret;
+	down_write(&c->meta_lock);
+	old = *s;
+	s->tunables |= bit;
+	if (bit == HC_CACHE_TUNE_IO_ERROR_LIMIT)
+		s->io_error_limit = v;
+	else
+		s->io_error_halflife = v;
+	up_write(&c->meta_lock);
+	ret = hc_cache_sb_update(c);
+	if (ret) {
+		down_write(&c->meta_lock);
+		s->tunables = old.tunables;
+		s->io_error_limit = old.io_error_limit;
+		s->io_error_halflife = old.io_error_halflife;
+		up_write(&c->meta_lock);
+	}
+	mutex_unlock(&hc_register_lock);
+	return ret;
+}
+
 static ssize_t io_error_limit_show(struct hc_cache_set *c, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", READ_ONCE(c->io_error_limit));
@@ -104,6 +151,9 @@ static ssize_t io_error_limit_store(struct hc_cache_set *c, const char *buf,
 	u32 v;
 	int ret = kstrtou32(buf, 10, &v);
 
+	if (ret)
+		return ret;
+	ret = hc_cache_tunable_keep(c, HC_CACHE_TUNE_IO_ERROR_LIMIT, v);
 	if (ret)
 		return ret;
 	WRITE_ONCE(c->io_error_limit, v);
@@ -126,8 +176,11 @@ static ssize_t io_error_halflife_store(struct hc_cache_set *c,
 
 	if (ret)
 		return ret;
-	if (v > 30 * 24 * 3600)
+	if (v > HC_IO_ERROR_HALFLIFE_MAX)
 		return -ERANGE;
+	ret = hc_cache_tunable_keep(c, HC_CACHE_TUNE_IO_ERROR_HALFLIFE, v);
+	if (ret)
+		return ret;
 	WRITE_ONCE(c->io_error_halflife, v);
 	return len;
 }
@@ -377,18 +430,6 @@ static ssize_t cache_replacement_policy_show(struct hc_cache_set *c,
 {
 	return hc_sysfs_choice_show(buf, hc_replacement_names_table,
 				    HC_REPL_NR, READ_ONCE(c->replacement));
-}
-
-/* Persist a cache superblock change made under both locks. */
-static int hc_cache_sb_update(struct hc_cache_set *c)
-{
-	return hc_sb_write(c->bdev, &c->sb, c->sb_buf);
-}
-
-/* hc_register_lock if @c is still registered (hc_register_lock_listed()). */
-static int hc_cache_lock_registered(struct hc_cache_set *c)
-{
-	return hc_register_lock_listed(&c->list);
 }
 
 static ssize_t cache_replacement_policy_store(struct hc_cache_set *c,

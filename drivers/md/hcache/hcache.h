@@ -471,8 +471,7 @@ struct hc_writeback {
  * @seq: recent sequential streams
  * @sequential_cutoff: bytes; runs this long bypass the cache; 0: off
  * @admit: the admission policy for read misses, an hc_admit_policies index
- * @stop_when_cache_set_failed: an enum hc_stop_policy, from sysfs; not
- *	persisted
+ * @stop_when_cache_set_failed: HC_STOP_*, from sysfs
  * @stats: stats_total/ and the other windows
  * @wb: writeback
  */
@@ -633,10 +632,6 @@ struct hc_load_progress {
 /* hc_cache_set.flags */
 #define HC_SET_FAILED			0
 
-/* The defaults of io_error_limit and io_error_halflife (seconds). */
-#define HC_IO_ERROR_LIMIT		64
-#define HC_IO_ERROR_HALFLIFE		60
-
 /* Why a cache set failed (hc_cache_set_fail()). */
 enum hc_fail_reason {
 	HC_FAIL_ERRORS,		/* io_errors reached io_error_limit */
@@ -644,11 +639,7 @@ enum hc_fail_reason {
 	HC_FAIL_METADATA,	/* a metadata write or update failed */
 };
 
-/* hc_backing.stop_when_cache_set_failed */
-enum hc_stop_policy {
-	HC_STOP_AUTO,		/* stop only a device with dirty data */
-	HC_STOP_ALWAYS,		/* stop every attached device */
-};
+/* hc_backing.stop_when_cache_set_failed: HC_STOP_* (hcache_ondisk.h) */
 
 /**
  * struct hc_cache_set - a cache device and everything on it
@@ -946,6 +937,7 @@ void hc_writeback_wake(struct hc_backing *b);
 
 /* backing_sysfs.c */
 extern const struct kobj_type hc_backing_ktype;
+void hc_backing_tunables_load(struct hc_backing *b);
 void hc_backing_uevent(struct hc_backing *b);
 ssize_t hc_sysfs_choice_show(char *buf, const char * const *names,
 			     unsigned int nr, unsigned int cur);

@@ -93,12 +93,21 @@
  * HC_FEAT_RO_COMPAT_DATA_CSUM: keys carry a CRC-32C of their extent's data
  * (hc_key_disk.data_csum). Code that does not know it may read the cache
  * but must not write it, as it would leave stale data checksums behind.
+ *
+ * HC_FEAT_COMPAT_TUNABLES: the superblock keeps settings an administrator
+ * made through sysfs (the tunables field of its kind's part, and the
+ * fields after it), so that they survive a reboot. Each field counts only
+ * while its bit in tunables is set; otherwise the kernel's default
+ * applies. Set exactly when tunables is not 0. Code that does not know the
+ * feature ignores the fields, and rewriting the superblock without them
+ * (tunables 0) only returns the device to the defaults.
  */
 #define HC_FEAT_INCOMPAT_RETIRED_DRAFT	(1ULL << 0)
 #define HC_FEAT_RO_COMPAT_DATA_CSUM	(1ULL << 0)
+#define HC_FEAT_COMPAT_TUNABLES		(1ULL << 0)
 
 /* What this code understands. */
-#define HC_FEAT_COMPAT_SUPP		0ULL
+#define HC_FEAT_COMPAT_SUPP		HC_FEAT_COMPAT_TUNABLES
 #define HC_FEAT_RO_COMPAT_SUPP		0ULL
 #define HC_FEAT_INCOMPAT_SUPP		0ULL
 
@@ -175,6 +184,40 @@
 #define HC_STATE_DIRTY		2U
 #define HC_STATE_STALE		3U
 
+/*
+ * Tunables (HC_FEAT_COMPAT_TUNABLES): which fields of hc_sb_cache_disk and
+ * hc_sb_backing_disk hold a setting, their ranges, and the defaults that
+ * apply without one (the kernel's, and what `hcache show` compares with).
+ * Unknown bits are ignored.
+ */
+#define HC_CACHE_TUNE_IO_ERROR_LIMIT	(1U << 0)
+#define HC_CACHE_TUNE_IO_ERROR_HALFLIFE	(1U << 1)
+#define HC_CACHE_TUNE_KNOWN		0x3U
+
+#define HC_BDEV_TUNE_WRITEBACK_PERCENT	(1U << 0)
+#define HC_BDEV_TUNE_SEQUENTIAL_CUTOFF	(1U << 1)
+#define HC_BDEV_TUNE_ADMISSION_POLICY	(1U << 2)
+#define HC_BDEV_TUNE_STOP_WHEN_FAILED	(1U << 3)
+#define HC_BDEV_TUNE_KNOWN		0xfU
+
+#define HC_IO_ERROR_LIMIT_DEFAULT	64U	/* 0: never fail the set */
+#define HC_IO_ERROR_HALFLIFE_DEFAULT	60U	/* seconds; 0: no decay */
+#define HC_IO_ERROR_HALFLIFE_MAX	(30U * 24 * 3600)
+#define HC_WRITEBACK_PERCENT_DEFAULT	10U
+#define HC_WRITEBACK_PERCENT_MAX	50U
+#define HC_SEQ_CUTOFF_DEFAULT		(4ULL << 20)	/* bytes; 0: off */
+
+/* Admission policies (admission_policy), as sysfs lists them. */
+#define HC_ADMIT_FIRST_ACCESS		0U
+#define HC_ADMIT_SECOND_ACCESS		1U
+#define HC_ADMIT_NR			2U
+#define HC_ADMIT_DEFAULT		HC_ADMIT_SECOND_ACCESS
+
+/* stop_when_cache_set_failed */
+#define HC_STOP_AUTO			0U	/* stop only a dirty device */
+#define HC_STOP_ALWAYS			1U	/* stop every attached device */
+#define HC_STOP_NR			2U
+
 /* Cache-device part of the superblock (bytes 136-263). */
 struct hc_sb_cache_disk {
 	__le64	nbuckets;	/* buckets on the device, counted from 0 */
@@ -182,15 +225,23 @@ struct hc_sb_cache_disk {
 	__le64	journal_start;	/* first journal bucket */
 	__le32	bucket_size;	/* bytes */
 	__le32	journal_buckets; /* contiguous from journal_start */
-	__u8	pad[96];
+	__le32	tunables;	/* HC_CACHE_TUNE_*: which fields below are set */
+	__le32	io_error_limit;
+	__le32	io_error_halflife; /* seconds */
+	__u8	pad[84];
 };
 
 /* Backing-device part of the superblock (bytes 136-263). */
 struct hc_sb_backing_disk {
 	__le64	data_offset;	/* sectors; where the exported data starts */
 	__le32	inval_gen;	/* bumped when written without its cache */
-	__le32	pad0;
-	__u8	pad[112];
+	__le32	tunables;	/* HC_BDEV_TUNE_*: which fields below are set */
+	__le64	sequential_cutoff; /* bytes */
+	__le32	writeback_percent;
+	__u8	admission_policy; /* HC_ADMIT_* */
+	__u8	stop_when_failed; /* HC_STOP_* */
+	__u8	pad0[2];
+	__u8	pad[96];
 };
 
 struct hc_sb_disk {
@@ -233,6 +284,12 @@ static_assert(offsetof(struct hc_sb_disk, block_size) == 132, "sb block");
 static_assert(offsetof(struct hc_sb_disk, cache) == 136, "sb kind part");
 static_assert(offsetof(struct hc_sb_disk, cache.bucket_size) == 160,
 	      "sb bucket_size");
+static_assert(offsetof(struct hc_sb_disk, cache.tunables) == 168,
+	      "sb cache tunables");
+static_assert(offsetof(struct hc_sb_disk, backing.tunables) == 148,
+	      "sb backing tunables");
+static_assert(offsetof(struct hc_sb_disk, backing.sequential_cutoff) == 152,
+	      "sb backing sequential_cutoff");
 static_assert(offsetof(struct hc_sb_disk, backing.inval_gen) == 144,
 	      "sb inval_gen");
 static_assert(offsetof(struct hc_sb_disk, reserved) == 264, "sb reserved");

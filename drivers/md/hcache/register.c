@@ -196,6 +196,7 @@ static int hc_register(const char *path, bool quiet, bool wait)
 		mutex_unlock(&hc_register_lock);
 		return loading ? hc_cache_register_wait(loading) : ret;
 	}
+	hc_backing_tunables_load(b);
 	ret = hc_backing_setup(b);
 	if (ret)
 		goto out_close;

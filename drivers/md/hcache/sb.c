@@ -125,16 +125,19 @@ u64 hc_cache_min_buckets(u32 bucket_size)
  *
  * Does not validate: callers that build @sb from user input run
  * hc_sb_decode() on the result. A label is cut at HC_LABEL_SIZE - 1 bytes.
+ * HC_FEAT_COMPAT_TUNABLES is set exactly when a setting is kept, and the
+ * tunable fields without their bit are written as 0.
  */
 void hc_sb_encode(const struct hc_sb *sb, struct hc_sb_disk *d)
 {
+	u64 compat = sb->compat & ~HC_FEAT_COMPAT_TUNABLES;
+	u32 tunables = 0;
 	size_t label_len;
 	u64 flags = 0;
 
 	memset(d, 0, sizeof(*d));
 	d->magic = cpu_to_le64(HC_SB_MAGIC);
 	d->version = cpu_to_le32(sb->version);
-	d->compat = cpu_to_le64(sb->compat);
 	d->ro_compat = cpu_to_le64(sb->ro_compat);
 	d->incompat = cpu_to_le64(sb->incompat);
 	memcpy(d->dev_uuid, sb->dev_uuid, HC_UUID_SIZE);
@@ -159,6 +162,14 @@ void hc_sb_encode(const struct hc_sb *sb, struct hc_sb_disk *d)
 			flags |= HC_CACHE_DISCARD;
 		if (c->clean)
 			flags |= HC_CACHE_CLEAN;
+		/* Only the settings made; the other fields stay 0. */
+		tunables = c->tunables & HC_CACHE_TUNE_KNOWN;
+		d->cache.tunables = cpu_to_le32(tunables);
+		if (tunables & HC_CACHE_TUNE_IO_ERROR_LIMIT)
+			d->cache.io_error_limit = cpu_to_le32(c->io_error_limit);
+		if (tunables & HC_CACHE_TUNE_IO_ERROR_HALFLIFE)
+			d->cache.io_error_halflife =
+				cpu_to_le32(c->io_error_halflife);
 	} else if (sb->kind == HC_KIND_BACKING) {
 		const struct hc_sb_backing *b = &sb->backing;
 
@@ -167,7 +178,22 @@ void hc_sb_encode(const struct hc_sb *sb, struct hc_sb_disk *d)
 		flags |= b->cache_mode & HC_BDEV_MODE_MASK;
 		flags |= ((u64)b->state << HC_BDEV_STATE_SHIFT) &
 			 HC_BDEV_STATE_MASK;
+		tunables = b->tunables & HC_BDEV_TUNE_KNOWN;
+		d->backing.tunables = cpu_to_le32(tunables);
+		if (tunables & HC_BDEV_TUNE_SEQUENTIAL_CUTOFF)
+			d->backing.sequential_cutoff =
+				cpu_to_le64(b->sequential_cutoff);
+		if (tunables & HC_BDEV_TUNE_WRITEBACK_PERCENT)
+			d->backing.writeback_percent =
+				cpu_to_le32(b->writeback_percent);
+		if (tunables & HC_BDEV_TUNE_ADMISSION_POLICY)
+			d->backing.admission_policy = b->admission_policy;
+		if (tunables & HC_BDEV_TUNE_STOP_WHEN_FAILED)
+			d->backing.stop_when_failed = b->stop_when_failed;
 	}
+	if (tunables)
+		compat |= HC_FEAT_COMPAT_TUNABLES;
+	d->compat = cpu_to_le64(compat);
 	d->flags = cpu_to_le64(flags);
 	d->csum = cpu_to_le32(hc_sb_csum(d));
 }
@@ -193,6 +219,18 @@ static const char *hc_sb_decode_cache(const struct hc_sb_disk *d,
 		goto err;
 	err = "unknown replacement policy";
 	if (c->replacement >= HC_REPL_NR)
+		goto err;
+	if (sb->compat & HC_FEAT_COMPAT_TUNABLES) {
+		c->tunables = le32_to_cpu(d->cache.tunables) &
+			      HC_CACHE_TUNE_KNOWN;
+		if (c->tunables & HC_CACHE_TUNE_IO_ERROR_LIMIT)
+			c->io_error_limit = le32_to_cpu(d->cache.io_error_limit);
+		if (c->tunables & HC_CACHE_TUNE_IO_ERROR_HALFLIFE)
+			c->io_error_halflife =
+				le32_to_cpu(d->cache.io_error_halflife);
+	}
+	err = "io_error_halflife above 30 days";
+	if (c->io_error_halflife > HC_IO_ERROR_HALFLIFE_MAX)
 		goto err;
 	err = "cache set uuid is nil";
 	if (hc_uuid_is_nil(sb->set_uuid))
@@ -245,6 +283,21 @@ err:
 	return err;
 }
 
+/* The settings kept (HC_FEAT_COMPAT_TUNABLES); the rest stay 0. */
+static void hc_sb_decode_backing_tunables(const struct hc_sb_disk *d,
+					  struct hc_sb_backing *b)
+{
+	b->tunables = le32_to_cpu(d->backing.tunables) & HC_BDEV_TUNE_KNOWN;
+	if (b->tunables & HC_BDEV_TUNE_SEQUENTIAL_CUTOFF)
+		b->sequential_cutoff = le64_to_cpu(d->backing.sequential_cutoff);
+	if (b->tunables & HC_BDEV_TUNE_WRITEBACK_PERCENT)
+		b->writeback_percent = le32_to_cpu(d->backing.writeback_percent);
+	if (b->tunables & HC_BDEV_TUNE_ADMISSION_POLICY)
+		b->admission_policy = d->backing.admission_policy;
+	if (b->tunables & HC_BDEV_TUNE_STOP_WHEN_FAILED)
+		b->stop_when_failed = d->backing.stop_when_failed;
+}
+
 static const char *hc_sb_decode_backing(const struct hc_sb_disk *d,
 					struct hc_sb *sb, u64 flags)
 {
@@ -261,6 +314,17 @@ static const char *hc_sb_decode_backing(const struct hc_sb_disk *d,
 		goto err;
 	err = "unknown cache mode";
 	if (b->cache_mode >= HC_MODE_NR)
+		goto err;
+	if (sb->compat & HC_FEAT_COMPAT_TUNABLES)
+		hc_sb_decode_backing_tunables(d, b);
+	err = "writeback_percent above 50";
+	if (b->writeback_percent > HC_WRITEBACK_PERCENT_MAX)
+		goto err;
+	err = "unknown admission policy";
+	if (b->admission_policy >= HC_ADMIT_NR)
+		goto err;
+	err = "unknown stop_when_cache_set_failed policy";
+	if (b->stop_when_failed >= HC_STOP_NR)
 		goto err;
 	err = "dirty backing device without a cache set";
 	if (b->state == HC_STATE_DIRTY && hc_uuid_is_nil(sb->set_uuid))

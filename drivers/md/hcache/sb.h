@@ -21,6 +21,10 @@ struct hc_sb_cache {
 	u32	replacement;		/* HC_REPL_* */
 	bool	discard;
 	bool	clean;			/* shut down cleanly */
+	/* HC_CACHE_TUNE_*: which of the settings below were made */
+	u32	tunables;
+	u32	io_error_limit;
+	u32	io_error_halflife;	/* seconds */
 };
 
 /* Backing-device fields; meaningful when kind == HC_KIND_BACKING. */
@@ -29,6 +33,12 @@ struct hc_sb_backing {
 	u32	inval_gen;
 	u32	cache_mode;		/* HC_MODE_* */
 	u32	state;			/* HC_STATE_* */
+	/* HC_BDEV_TUNE_*: which of the settings below were made */
+	u32	tunables;
+	u64	sequential_cutoff;	/* bytes */
+	u32	writeback_percent;
+	u32	admission_policy;	/* HC_ADMIT_* */
+	u32	stop_when_failed;	/* HC_STOP_* */
 };
 
 struct hc_sb {

@@ -1087,7 +1087,7 @@ void hc_writeback_init(struct hc_backing *b)
 	spin_lock_init(&wb->lock);
 	atomic_set(&wb->dirtying, 0);
 	wb->running = true;
-	wb->percent = 10;
+	wb->percent = HC_WRITEBACK_PERCENT_DEFAULT;
 	wb->delay = 30;
 	wb->update_seconds = HC_WB_UPDATE_SECONDS_DEFAULT;
 	wb->params.p_term_inverse = HC_WB_P_TERM_INVERSE_DEFAULT;
