@@ -703,6 +703,52 @@ static void test_labels(void)
 	CHECK(hc_label_check("a\0b", 3) != NULL, "NUL inside the label");
 }
 
+/* hc_label_encode(): the name under /dev/hcache/by-label/. */
+static const struct {
+	const char *label;
+	const char *enc;
+} encoded[] = {
+	{ "", "" },
+	{ "db-disk_1", "db-disk_1" },
+	{ "#+-.:=@_", "#+-.:=@_" },
+	{ "second label", "second\\x20label" },
+	{ "back\\slash", "back\\x5cslash" },
+	{ "a*b$c'd\"e", "a\\x2ab\\x24c\\x27d\\x22e" },
+	{ "donn\xc3\xa9" "es", "donn\xc3\xa9" "es" },		/* é stays */
+	{ "\xe2\x82\xac", "\xe2\x82\xac" },			/* € */
+	{ "\xf0\x9f\x92\xbe", "\xf0\x9f\x92\xbe" },		/* U+1F4BE */
+	{ "\xc3", "\\xc3" },					/* cut short */
+	{ "\xc0\xaf", "\\xc0\\xaf" },			/* overlong '/' */
+	{ "\xe0\x80\xaf", "\\xe0\\x80\\xaf" },		/* overlong */
+	{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },		/* surrogate */
+	{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" },	/* > U+10FFFF */
+	{ "\xff", "\\xff" },
+};
+
+static void test_label_encode(void)
+{
+	char out[HC_LABEL_ENC_SIZE], label[HC_LABEL_SIZE];
+	size_t i;
+	int n;
+
+	printf("hc_label_encode\n");
+	for (i = 0; i < sizeof(encoded) / sizeof(encoded[0]); i++) {
+		n = hc_label_encode(encoded[i].label, out, sizeof(out));
+		CHECK(n == (int)strlen(encoded[i].enc) &&
+		      !strcmp(out, encoded[i].enc),
+		      "label %zu: got \"%s\" (%d), want \"%s\"", i, out, n,
+		      encoded[i].enc);
+	}
+	/* The longest encoding fits HC_LABEL_ENC_SIZE, not a byte less. */
+	memset(label, ' ', HC_LABEL_SIZE - 1);
+	label[HC_LABEL_SIZE - 1] = 0;
+	n = hc_label_encode(label, out, sizeof(out));
+	CHECK(n == HC_LABEL_ENC_SIZE - 1, "31 spaces: %d", n);
+	n = hc_label_encode(label, out, sizeof(out) - 1);
+	CHECK(n == -1 && !out[0], "31 spaces, one byte short: %d \"%s\"", n,
+	      out);
+}
+
 /* Is @rule the expected error of some table entry? */
 static bool rule_tested(const char *rule)
 {
@@ -729,6 +775,7 @@ int main(void)
 	test_round_trip();
 	test_table();
 	test_labels();
+	test_label_encode();
 	test_rules_covered();
 	return hc_test_done("test_sb");
 }

@@ -39,16 +39,21 @@ void hc_backing_uevent(struct hc_backing *b)
 {
 	char uuid[sizeof("HCACHE_UUID=") + 36];
 	char label[sizeof("HCACHE_LABEL=") + HC_LABEL_SIZE];
-	char *envp[3];
+	char enc[HC_LABEL_ENC_SIZE];
+	char label_enc[sizeof("HCACHE_LABEL_ENC=") + HC_LABEL_ENC_SIZE];
+	char *envp[4];
 
 	lockdep_assert_held(&hc_register_lock);
 	envp[0] = uuid;
 	envp[1] = label;
-	envp[2] = NULL;
+	envp[2] = label_enc;
+	envp[3] = NULL;
 	snprintf(uuid, sizeof(uuid), "HCACHE_UUID=%pU", b->sb.dev_uuid);
 	mutex_lock(&b->sb_lock);
 	snprintf(label, sizeof(label), "HCACHE_LABEL=%s", b->sb.label);
+	hc_label_encode(b->sb.label, enc, sizeof(enc));
 	mutex_unlock(&b->sb_lock);
+	snprintf(label_enc, sizeof(label_enc), "HCACHE_LABEL_ENC=%s", enc);
 	kobject_uevent_env(&disk_to_dev(b->disk)->kobj, KOBJ_CHANGE, envp);
 }
 
@@ -56,6 +61,17 @@ static ssize_t state_show(struct hc_backing *b, char *buf)
 {
 	return sysfs_emit(buf, "%s\n",
 			  hc_backing_state_name(READ_ONCE(b->sb.backing.state)));
+}
+
+/* The label as udev names it: /dev/hcache/by-label/<label_enc>. */
+static ssize_t label_enc_show(struct hc_backing *b, char *buf)
+{
+	char enc[HC_LABEL_ENC_SIZE];
+
+	mutex_lock(&b->sb_lock);
+	hc_label_encode(b->sb.label, enc, sizeof(enc));
+	mutex_unlock(&b->sb_lock);
+	return sysfs_emit(buf, "%s\n", enc);
 }
 
 static ssize_t label_show(struct hc_backing *b, char *buf)
@@ -675,6 +691,7 @@ static ssize_t writeback_backing_writes_show(struct hc_backing *b, char *buf)
 
 HC_ATTR_RO(state);
 HC_ATTR_RW(label);
+HC_ATTR_RO(label_enc);
 HC_ATTR_RW(cache_mode);
 HC_ATTR_RW(running);
 HC_ATTR_RW(sequential_cutoff);
@@ -708,6 +725,7 @@ HC_ATTR_RO(writeback_backing_writes);
 static struct attribute *hc_backing_attrs[] = {
 	&hc_attr_state.attr,
 	&hc_attr_label.attr,
+	&hc_attr_label_enc.attr,
 	&hc_attr_cache_mode.attr,
 	&hc_attr_running.attr,
 	&hc_attr_sequential_cutoff.attr,

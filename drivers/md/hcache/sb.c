@@ -92,6 +92,97 @@ const char *hc_label_check(const char *label, size_t len)
 	return NULL;
 }
 
+/* Bytes of a valid UTF-8 sequence starting at @s (at most @n), or 0. */
+static size_t hc_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		if (s[0] == 0xe0)
+			lo = 0xa0;	/* no overlong form */
+		else if (s[0] == 0xed)
+			hi = 0x9f;	/* no UTF-16 surrogate */
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		if (s[0] == 0xf0)
+			lo = 0x90;
+		else if (s[0] == 0xf4)
+			hi = 0x8f;	/* nothing past U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}
+
+/**
+ * hc_label_encode() - a label as one name in /dev/hcache/by-label/
+ * @label: NUL-terminated
+ * @out: receives it encoded, NUL-terminated
+ * @len: the size of @out; HC_LABEL_ENC_SIZE holds any label
+ *
+ * The convention of udev's and blkid's *_ENC values (/dev/disk/by-label/):
+ * letters, digits, the bytes of "#+-.:=@_" and valid multi-byte UTF-8
+ * sequences stay as they are; every other byte becomes \xNN (a space
+ * \x20, a backslash \x5c), so that the result is one path component that
+ * no two labels share, and udev need not replace anything in it.
+ *
+ * Return: the length of @out, or -1 if @len is too small (@out is then "").
+ */
+int hc_label_encode(const char *label, char *out, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)label;
+	size_t n = strnlen(label, HC_LABEL_SIZE - 1), i = 0, o = 0, u;
+
+	while (i < n) {
+		unsigned char ch = s[i];
+
+		u = ch >= 0x80 ? hc_utf8_len(s + i, n - i) : 0;
+		if (u) {
+			if (o + u >= len)
+				goto short_buf;
+			memcpy(out + o, s + i, u);
+			o += u;
+			i += u;
+			continue;
+		}
+		if ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+		    (ch >= 'A' && ch <= 'Z') || (ch && strchr("#+-.:=@_", ch))) {
+			if (o + 1 >= len)
+				goto short_buf;
+			out[o++] = ch;
+		} else {
+			if (o + 4 >= len)
+				goto short_buf;
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[ch >> 4];
+			out[o++] = hex[ch & 15];
+		}
+		i++;
+	}
+	if (o >= len)
+		goto short_buf;
+	out[o] = 0;
+	return o;
+short_buf:
+	if (len)
+		out[0] = 0;
+	return -1;
+}
+
 /**
  * hc_cache_first_bucket() - first bucket past the superblock
  * @bucket_size: bytes

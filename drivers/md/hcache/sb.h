@@ -69,6 +69,10 @@ u32 hc_sb_csum(const struct hc_sb_disk *d);
 u64 hc_set_magic(const u8 *set_uuid);
 u64 hc_cache_first_bucket(u32 bucket_size);
 const char *hc_label_check(const char *label, size_t len);
+int hc_label_encode(const char *label, char *out, size_t len);
+
+/* Room for any label encoded by hc_label_encode(), NUL included. */
+#define HC_LABEL_ENC_SIZE	(4 * (HC_LABEL_SIZE - 1) + 1)
 u64 hc_cache_min_buckets(u32 bucket_size);
 
 #endif /* _HCACHE_SB_H */

@@ -2,7 +2,9 @@
 # event on a formatted backing device registers it by itself: /dev/hcache0
 # appears with /dev/hcache/by-uuid/<dev uuid> and /dev/hcache/by-label/<label>.
 # A repeated change event is no error, a device that is not hcache is left
-# alone, the by-label link follows label changes, a synthetic event on
+# alone, the by-label link follows label changes, named by the encoded
+# label (label_enc: "second label" links as second\x20label, "données" as
+# itself; with the raw label, udev made second_label), a synthetic event on
 # /dev/hcache0 keeps the links, and stop removes them.
 # timeout: 90
 # one-kernel: the udev rules do not depend on the kernel; udev-assemble runs them on both
@@ -45,19 +47,28 @@ hc_udev_trigger change /dev/hcache0
 hc_link_is "/dev/hcache/by-uuid/$uuid" /dev/hcache0 || hc_fail "by-uuid link lost on a synthetic change"
 hc_link_is /dev/hcache/by-label/first /dev/hcache0 || hc_fail "by-label link lost on a synthetic change"
 
-# Label changes: the link follows; whitespace becomes "_"; no label, no link.
+# Label changes: the link follows, named by the encoded label (a space is
+# \x20, as in /dev/disk/by-label/; UTF-8 stays); no label, no link.
 hc_write $sys/label "second label"
 udevadm settle --timeout=30
-hc_wait hc_link_is /dev/hcache/by-label/second_label /dev/hcache0
+hc_wait hc_link_is '/dev/hcache/by-label/second\x20label' /dev/hcache0
+[ "$(cat $sys/label_enc)" = 'second\x20label' ] || hc_fail "label_enc reads '$(cat $sys/label_enc)'"
 [ ! -e /dev/hcache/by-label/first ] || hc_fail "by-label/first still there after the label change"
+[ ! -e /dev/hcache/by-label/second_label ] || hc_fail "by-label/second_label: the raw label's space became '_'"
+# A synthetic event reads label_enc from sysfs: the same link.
+hc_udev_trigger change /dev/hcache0
+hc_link_is '/dev/hcache/by-label/second\x20label' /dev/hcache0 || hc_fail "the encoded by-label link lost on a synthetic change"
+hc_write $sys/label "$(printf 'donn\303\251es')"
+udevadm settle --timeout=30
+hc_wait hc_link_is "/dev/hcache/by-label/$(printf 'donn\303\251es')" /dev/hcache0
 hc_write $sys/label ""
 udevadm settle --timeout=30
-hc_wait test ! -e /dev/hcache/by-label/second_label
+hc_wait test ! -e "/dev/hcache/by-label/$(printf 'donn\303\251es')"
 hc_link_is "/dev/hcache/by-uuid/$uuid" /dev/hcache0 || hc_fail "by-uuid link lost with the label"
 hc_write $sys/label third
 udevadm settle --timeout=30
 hc_wait hc_link_is /dev/hcache/by-label/third /dev/hcache0
-hc_log "by-label followed: first -> second_label -> (none) -> third"
+hc_log "by-label followed: first -> second\\x20label -> données -> (none) -> third"
 
 # A filesystem on /dev/hcache0 gets its /dev/disk/by-uuid link.
 mkfs.ext4 -q -U 6a1f4c3e-2b7d-4e58-9c0a-1d2e3f405162 /dev/hcache0
