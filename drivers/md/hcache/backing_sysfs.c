@@ -171,8 +171,9 @@ static ssize_t cache_mode_store(struct hc_backing *b, const char *buf,
  * Settings kept in the backing superblock (HC_FEAT_COMPAT_TUNABLES), so
  * that they survive a reboot: a store sets the field and its bit in
  * b->sb.backing under sb_lock, writes the superblock, and applies the value
- * only once it is written; if the write fails, the fields return to what
- * they were (@old) and the store fails with the device's error.
+ * only once it is written (no write when it was kept already); if the
+ * write fails, the fields return to what they were (@old) and the store
+ * fails with the device's error.
  */
 static int hc_backing_tunables_write(struct hc_backing *b,
 				     const struct hc_sb_backing *old)
@@ -181,6 +182,13 @@ static int hc_backing_tunables_write(struct hc_backing *b,
 	int ret;
 
 	lockdep_assert_held(&b->sb_lock);
+	/* Kept already: no superblock write (each is a window for a tear). */
+	if (s->tunables == old->tunables &&
+	    s->sequential_cutoff == old->sequential_cutoff &&
+	    s->writeback_percent == old->writeback_percent &&
+	    s->admission_policy == old->admission_policy &&
+	    s->stop_when_failed == old->stop_when_failed)
+		return 0;
 	ret = hc_backing_sb_write(b);
 	if (ret) {
 		s->tunables = old->tunables;

@@ -107,35 +107,45 @@ static int hc_cache_lock_registered(struct hc_cache_set *c)
 
 /*
  * Keep a setting in the cache superblock (HC_FEAT_COMPAT_TUNABLES), so
- * that it survives a reboot: the field of @bit takes @v, the superblock is
- * written, and on failure both return to what they were. The caller
- * applies the value once this returns 0.
+ * that it survives a reboot, and apply it: the field of @bit takes @v,
+ * the superblock is written (not when it already kept @v), and only then
+ * does the set use @v; if the write fails, the fields return to what they
+ * were. All under hc_register_lock, so that the value in use is the one on
+ * disk whatever the order of concurrent writes.
  */
 static int hc_cache_tunable_keep(struct hc_cache_set *c, u32 bit, u32 v)
 {
 	struct hc_sb_cache *s = &c->sb.cache;
+	bool limit = bit == HC_CACHE_TUNE_IO_ERROR_LIMIT;
 	struct hc_sb_cache old;
 	int ret;
 
 	ret = hc_cache_lock_registered(c);
 	if (ret)
 		return ret;
-	down_write(&c->meta_lock);
 	old = *s;
-	s->tunables |= bit;
-	if (bit == HC_CACHE_TUNE_IO_ERROR_LIMIT)
-		s->io_error_limit = v;
-	else
-		s->io_error_halflife = v;
-	up_write(&c->meta_lock);
-	ret = hc_cache_sb_update(c);
-	if (ret) {
+	if (!(old.tunables & bit) ||
+	    (limit ? old.io_error_limit : old.io_error_halflife) != v) {
 		down_write(&c->meta_lock);
-		s->tunables = old.tunables;
-		s->io_error_limit = old.io_error_limit;
-		s->io_error_halflife = old.io_error_halflife;
+		s->tunables |= bit;
+		if (limit)
+			s->io_error_limit = v;
+		else
+			s->io_error_halflife = v;
 		up_write(&c->meta_lock);
+		ret = hc_cache_sb_update(c);
+		if (ret) {
+			down_write(&c->meta_lock);
+			s->tunables = old.tunables;
+			s->io_error_limit = old.io_error_limit;
+			s->io_error_halflife = old.io_error_halflife;
+			up_write(&c->meta_lock);
+		}
 	}
+	if (!ret && limit)
+		WRITE_ONCE(c->io_error_limit, v);
+	else if (!ret)
+		WRITE_ONCE(c->io_error_halflife, v);
 	mutex_unlock(&hc_register_lock);
 	return ret;
 }
@@ -156,7 +166,6 @@ static ssize_t io_error_limit_store(struct hc_cache_set *c, const char *buf,
 	ret = hc_cache_tunable_keep(c, HC_CACHE_TUNE_IO_ERROR_LIMIT, v);
 	if (ret)
 		return ret;
-	WRITE_ONCE(c->io_error_limit, v);
 	/* A limit lowered under the count fails the set now. */
 	if (v && hc_cache_set_io_errors(c) >= v)
 		hc_cache_set_fail(c, HC_FAIL_ERRORS);
@@ -179,10 +188,7 @@ static ssize_t io_error_halflife_store(struct hc_cache_set *c,
 	if (v > HC_IO_ERROR_HALFLIFE_MAX)
 		return -ERANGE;
 	ret = hc_cache_tunable_keep(c, HC_CACHE_TUNE_IO_ERROR_HALFLIFE, v);
-	if (ret)
-		return ret;
-	WRITE_ONCE(c->io_error_halflife, v);
-	return len;
+	return ret ? ret : len;
 }
 
 static ssize_t io_errors_show(struct hc_cache_set *c, char *buf)

@@ -289,6 +289,52 @@ void hc_sb_encode(const struct hc_sb *sb, struct hc_sb_disk *d)
 	d->csum = cpu_to_le32(hc_sb_csum(d));
 }
 
+/*
+ * The settings kept (HC_FEAT_COMPAT_TUNABLES); the rest stay 0. A compat
+ * feature must never make a device unusable: a value this code does not
+ * accept (a later version's wider range or new choice) is dropped, its
+ * bit cleared, and the default applies.
+ */
+static void hc_sb_decode_cache_tunables(const struct hc_sb_disk *d,
+					struct hc_sb_cache *c)
+{
+	c->tunables = le32_to_cpu(d->cache.tunables) & HC_CACHE_TUNE_KNOWN;
+	if (c->tunables & HC_CACHE_TUNE_IO_ERROR_LIMIT)
+		c->io_error_limit = le32_to_cpu(d->cache.io_error_limit);
+	if (c->tunables & HC_CACHE_TUNE_IO_ERROR_HALFLIFE) {
+		c->io_error_halflife = le32_to_cpu(d->cache.io_error_halflife);
+		if (c->io_error_halflife > HC_IO_ERROR_HALFLIFE_MAX) {
+			c->io_error_halflife = 0;
+			c->tunables &= ~HC_CACHE_TUNE_IO_ERROR_HALFLIFE;
+		}
+	}
+}
+
+static void hc_sb_decode_backing_tunables(const struct hc_sb_disk *d,
+					  struct hc_sb_backing *b)
+{
+	u32 keep = le32_to_cpu(d->backing.tunables) & HC_BDEV_TUNE_KNOWN;
+
+	if (keep & HC_BDEV_TUNE_SEQUENTIAL_CUTOFF)
+		b->sequential_cutoff = le64_to_cpu(d->backing.sequential_cutoff);
+	if ((keep & HC_BDEV_TUNE_WRITEBACK_PERCENT) &&
+	    le32_to_cpu(d->backing.writeback_percent) <= HC_WRITEBACK_PERCENT_MAX)
+		b->writeback_percent = le32_to_cpu(d->backing.writeback_percent);
+	else
+		keep &= ~HC_BDEV_TUNE_WRITEBACK_PERCENT;
+	if ((keep & HC_BDEV_TUNE_ADMISSION_POLICY) &&
+	    d->backing.admission_policy < HC_ADMIT_NR)
+		b->admission_policy = d->backing.admission_policy;
+	else
+		keep &= ~HC_BDEV_TUNE_ADMISSION_POLICY;
+	if ((keep & HC_BDEV_TUNE_STOP_WHEN_FAILED) &&
+	    d->backing.stop_when_failed < HC_STOP_NR)
+		b->stop_when_failed = d->backing.stop_when_failed;
+	else
+		keep &= ~HC_BDEV_TUNE_STOP_WHEN_FAILED;
+	b->tunables = keep;
+}
+
 static const char *hc_sb_decode_cache(const struct hc_sb_disk *d,
 				      struct hc_sb *sb, u64 flags)
 {
@@ -311,18 +357,8 @@ static const char *hc_sb_decode_cache(const struct hc_sb_disk *d,
 	err = "unknown replacement policy";
 	if (c->replacement >= HC_REPL_NR)
 		goto err;
-	if (sb->compat & HC_FEAT_COMPAT_TUNABLES) {
-		c->tunables = le32_to_cpu(d->cache.tunables) &
-			      HC_CACHE_TUNE_KNOWN;
-		if (c->tunables & HC_CACHE_TUNE_IO_ERROR_LIMIT)
-			c->io_error_limit = le32_to_cpu(d->cache.io_error_limit);
-		if (c->tunables & HC_CACHE_TUNE_IO_ERROR_HALFLIFE)
-			c->io_error_halflife =
-				le32_to_cpu(d->cache.io_error_halflife);
-	}
-	err = "io_error_halflife above 30 days";
-	if (c->io_error_halflife > HC_IO_ERROR_HALFLIFE_MAX)
-		goto err;
+	if (sb->compat & HC_FEAT_COMPAT_TUNABLES)
+		hc_sb_decode_cache_tunables(d, c);
 	err = "cache set uuid is nil";
 	if (hc_uuid_is_nil(sb->set_uuid))
 		goto err;
@@ -374,21 +410,6 @@ err:
 	return err;
 }
 
-/* The settings kept (HC_FEAT_COMPAT_TUNABLES); the rest stay 0. */
-static void hc_sb_decode_backing_tunables(const struct hc_sb_disk *d,
-					  struct hc_sb_backing *b)
-{
-	b->tunables = le32_to_cpu(d->backing.tunables) & HC_BDEV_TUNE_KNOWN;
-	if (b->tunables & HC_BDEV_TUNE_SEQUENTIAL_CUTOFF)
-		b->sequential_cutoff = le64_to_cpu(d->backing.sequential_cutoff);
-	if (b->tunables & HC_BDEV_TUNE_WRITEBACK_PERCENT)
-		b->writeback_percent = le32_to_cpu(d->backing.writeback_percent);
-	if (b->tunables & HC_BDEV_TUNE_ADMISSION_POLICY)
-		b->admission_policy = d->backing.admission_policy;
-	if (b->tunables & HC_BDEV_TUNE_STOP_WHEN_FAILED)
-		b->stop_when_failed = d->backing.stop_when_failed;
-}
-
 static const char *hc_sb_decode_backing(const struct hc_sb_disk *d,
 					struct hc_sb *sb, u64 flags)
 {
@@ -408,15 +429,6 @@ static const char *hc_sb_decode_backing(const struct hc_sb_disk *d,
 		goto err;
 	if (sb->compat & HC_FEAT_COMPAT_TUNABLES)
 		hc_sb_decode_backing_tunables(d, b);
-	err = "writeback_percent above 50";
-	if (b->writeback_percent > HC_WRITEBACK_PERCENT_MAX)
-		goto err;
-	err = "unknown admission policy";
-	if (b->admission_policy >= HC_ADMIT_NR)
-		goto err;
-	err = "unknown stop_when_cache_set_failed policy";
-	if (b->stop_when_failed >= HC_STOP_NR)
-		goto err;
 	err = "dirty backing device without a cache set";
 	if (b->state == HC_STATE_DIRTY && hc_uuid_is_nil(sb->set_uuid))
 		goto err;

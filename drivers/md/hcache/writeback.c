@@ -941,7 +941,16 @@ static int hc_writeback_thread(void *arg)
 			was_clean = true;
 			if (!going_dirty) {
 				hc_wb_try_clean(b);
-				hc_wb_flush_done(wb, flush_seq);
+				/*
+				 * Not if the set failed meanwhile: a write
+				 * whose insert failed left dirtying with a
+				 * whiteout, not its key, and is on neither
+				 * device. The flush stays pending until the
+				 * device stops (which calls it off).
+				 */
+				if (!READ_ONCE(c->meta_failed) &&
+				    !test_bit(HC_SET_FAILED, &c->flags))
+					hc_wb_flush_done(wb, flush_seq);
 			} else if (urgent) {
 				/*
 				 * Writes acknowledged, or about to be, whose

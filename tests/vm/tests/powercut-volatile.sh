@@ -23,7 +23,7 @@
 # loaded the backing device by itself must hold every region the same way.
 # 5 cuts in make check, 100 in make check-long.
 # timeout: 480
-# timeout-long: 2400
+# timeout-long: 3600
 # memory: 1G
 # expect-log: hcache: .*: cache set .*: (metadata )?write at (cache )?sector [0-9]+ failed: error -5
 # expect-log: hcache: .*: cache set .* failed: its metadata can no longer be written
