@@ -98,7 +98,7 @@
  * made through sysfs (the tunables field of its kind's part, and the
  * fields after it), so that they survive a reboot. Each field counts only
  * while its bit in tunables is set; otherwise the kernel's default
- * applies. Set exactly when tunables is not 0. Code that does not know the
+ * applies. Set whenever tunables is not 0. Code that does not know the
  * feature ignores the fields, and rewriting the superblock without them
  * (tunables 0) only returns the device to the defaults.
  */

@@ -216,12 +216,13 @@ u64 hc_cache_min_buckets(u32 bucket_size)
  *
  * Does not validate: callers that build @sb from user input run
  * hc_sb_decode() on the result. A label is cut at HC_LABEL_SIZE - 1 bytes.
- * HC_FEAT_COMPAT_TUNABLES is set exactly when a setting is kept, and the
- * tunable fields without their bit are written as 0.
+ * HC_FEAT_COMPAT_TUNABLES is set whenever a setting is kept (and kept if
+ * @sb has it, so that a decoded superblock encodes to the same bits), and
+ * the tunable fields without their bit are written as 0.
  */
 void hc_sb_encode(const struct hc_sb *sb, struct hc_sb_disk *d)
 {
-	u64 compat = sb->compat & ~HC_FEAT_COMPAT_TUNABLES;
+	u64 compat = sb->compat;
 	u32 tunables = 0;
 	size_t label_len;
 	u64 flags = 0;
