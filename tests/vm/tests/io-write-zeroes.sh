@@ -294,13 +294,17 @@ phase() {
 }
 
 # write_back WHEN: in writeback, writeback runs until dirty_data is 0,
-# then pauses.
+# then pauses, its target back at the default. writeback_percent is kept
+# in the superblock: left at 0 over the power cut, writeback would start
+# as soon as boot 2 registers, before the test reads what the cut left
+# (at the default target, phase B's dirty data waits out writeback_delay).
 write_back() {
 	io_mode $dev writeback
 	hc_write "$sys/writeback_percent" 0
 	hc_write "$sys/writeback_running" 1
 	wb_wait_clean $dev 120 "$1"
 	hc_write "$sys/writeback_running" 0
+	hc_write "$sys/writeback_percent" 10
 	hc_log "$1: written back in $WB_SECS s"
 }
 
