@@ -168,35 +168,88 @@ static ssize_t cache_mode_store(struct hc_backing *b, const char *buf,
 }
 
 /*
- * Settings kept in the backing superblock (HC_FEAT_COMPAT_TUNABLES), so
- * that they survive a reboot: a store sets the field and its bit in
- * b->sb.backing under sb_lock, writes the superblock, and applies the value
- * only once it is written (no write when it was kept already); if the
- * write fails, the fields return to what they were (@old) and the store
- * fails with the device's error.
+ * Put the setting of @bit that b->sb.backing keeps in force. Wakes no
+ * thread: at register none runs yet, and a kick left pending would cut
+ * short the writeback thread's first writeback_delay.
  */
-static int hc_backing_tunables_write(struct hc_backing *b,
-				     const struct hc_sb_backing *old)
+static void hc_backing_tunable_apply(struct hc_backing *b, u32 bit)
+{
+	const struct hc_sb_backing *s = &b->sb.backing;
+
+	switch (bit) {
+	case HC_BDEV_TUNE_SEQUENTIAL_CUTOFF:
+		WRITE_ONCE(b->sequential_cutoff, s->sequential_cutoff);
+		break;
+	case HC_BDEV_TUNE_WRITEBACK_PERCENT:
+		spin_lock(&b->wb.lock);
+		WRITE_ONCE(b->wb.percent, s->writeback_percent);
+		spin_unlock(&b->wb.lock);
+		break;
+	case HC_BDEV_TUNE_ADMISSION_POLICY:
+		WRITE_ONCE(b->admit, s->admission_policy);
+		break;
+	case HC_BDEV_TUNE_STOP_WHEN_FAILED:
+		WRITE_ONCE(b->stop_when_cache_set_failed, s->stop_when_failed);
+		break;
+	}
+}
+
+/* The field of b->sb.backing that keeps the setting of @bit. */
+static void hc_backing_tunable_set(struct hc_sb_backing *s, u32 bit, u64 v)
+{
+	switch (bit) {
+	case HC_BDEV_TUNE_SEQUENTIAL_CUTOFF:
+		s->sequential_cutoff = v;
+		break;
+	case HC_BDEV_TUNE_WRITEBACK_PERCENT:
+		s->writeback_percent = v;
+		break;
+	case HC_BDEV_TUNE_ADMISSION_POLICY:
+		s->admission_policy = v;
+		break;
+	case HC_BDEV_TUNE_STOP_WHEN_FAILED:
+		s->stop_when_failed = v;
+		break;
+	}
+}
+
+/*
+ * Keep a setting in the backing superblock (HC_FEAT_COMPAT_TUNABLES), so
+ * that it survives a reboot, and apply it: under sb_lock the field of @bit
+ * takes @v and the bit is set, the superblock is written (not when it kept
+ * @v already: each write is a window for a tear), and only then is @v put
+ * in force. If the write fails, the fields return to what they were and
+ * the store fails with the device's error.
+ */
+static int hc_backing_tunable_keep(struct hc_backing *b, u32 bit, u64 v)
 {
 	struct hc_sb_backing *s = &b->sb.backing;
-	int ret;
+	struct hc_sb_backing old;
+	int ret = 0;
 
-	lockdep_assert_held(&b->sb_lock);
-	/* Kept already: no superblock write (each is a window for a tear). */
-	if (s->tunables == old->tunables &&
-	    s->sequential_cutoff == old->sequential_cutoff &&
-	    s->writeback_percent == old->writeback_percent &&
-	    s->admission_policy == old->admission_policy &&
-	    s->stop_when_failed == old->stop_when_failed)
-		return 0;
-	ret = hc_backing_sb_write(b);
+	mutex_lock(&b->sb_lock);
+	old = *s;
+	hc_backing_tunable_set(s, bit, v);
+	s->tunables |= bit;
+	if (s->tunables != old.tunables ||
+	    s->sequential_cutoff != old.sequential_cutoff ||
+	    s->writeback_percent != old.writeback_percent ||
+	    s->admission_policy != old.admission_policy ||
+	    s->stop_when_failed != old.stop_when_failed)
+		ret = hc_backing_sb_write(b);
 	if (ret) {
-		s->tunables = old->tunables;
-		s->sequential_cutoff = old->sequential_cutoff;
-		s->writeback_percent = old->writeback_percent;
-		s->admission_policy = old->admission_policy;
-		s->stop_when_failed = old->stop_when_failed;
+		s->tunables = old.tunables;
+		s->sequential_cutoff = old.sequential_cutoff;
+		s->writeback_percent = old.writeback_percent;
+		s->admission_policy = old.admission_policy;
+		s->stop_when_failed = old.stop_when_failed;
+	} else {
+		hc_backing_tunable_apply(b, bit);
+		/* A new target: the thread looks at its device again now. */
+		if (bit == HC_BDEV_TUNE_WRITEBACK_PERCENT)
+			hc_writeback_wake(b);
 	}
+	mutex_unlock(&b->sb_lock);
 	return ret;
 }
 
@@ -206,16 +259,11 @@ static int hc_backing_tunables_write(struct hc_backing *b,
  */
 void hc_backing_tunables_load(struct hc_backing *b)
 {
-	const struct hc_sb_backing *s = &b->sb.backing;
+	u32 bit;
 
-	if (s->tunables & HC_BDEV_TUNE_SEQUENTIAL_CUTOFF)
-		b->sequential_cutoff = s->sequential_cutoff;
-	if (s->tunables & HC_BDEV_TUNE_WRITEBACK_PERCENT)
-		b->wb.percent = s->writeback_percent;
-	if (s->tunables & HC_BDEV_TUNE_ADMISSION_POLICY)
-		b->admit = s->admission_policy;
-	if (s->tunables & HC_BDEV_TUNE_STOP_WHEN_FAILED)
-		b->stop_when_cache_set_failed = s->stop_when_failed;
+	for (bit = 1; bit & HC_BDEV_TUNE_KNOWN; bit <<= 1)
+		if (b->sb.backing.tunables & bit)
+			hc_backing_tunable_apply(b, bit);
 }
 
 static ssize_t sequential_cutoff_show(struct hc_backing *b, char *buf)
@@ -226,20 +274,12 @@ static ssize_t sequential_cutoff_show(struct hc_backing *b, char *buf)
 static ssize_t sequential_cutoff_store(struct hc_backing *b, const char *buf,
 				       size_t len)
 {
-	struct hc_sb_backing old;
 	u64 bytes;
 	int ret = hc_size_parse(buf, &bytes);
 
 	if (ret)
 		return ret;
-	mutex_lock(&b->sb_lock);
-	old = b->sb.backing;
-	b->sb.backing.sequential_cutoff = bytes;
-	b->sb.backing.tunables |= HC_BDEV_TUNE_SEQUENTIAL_CUTOFF;
-	ret = hc_backing_tunables_write(b, &old);
-	if (!ret)
-		WRITE_ONCE(b->sequential_cutoff, bytes);
-	mutex_unlock(&b->sb_lock);
+	ret = hc_backing_tunable_keep(b, HC_BDEV_TUNE_SEQUENTIAL_CUTOFF, bytes);
 	return ret ? ret : len;
 }
 
@@ -259,7 +299,6 @@ static ssize_t admission_policy_show(struct hc_backing *b, char *buf)
 static ssize_t admission_policy_store(struct hc_backing *b, const char *buf,
 				      size_t len)
 {
-	struct hc_sb_backing old;
 	char name[32];
 	int i, ret;
 
@@ -268,14 +307,7 @@ static ssize_t admission_policy_store(struct hc_backing *b, const char *buf,
 	i = hc_admit_policy_find(strim(name));
 	if (i < 0)
 		return i;
-	mutex_lock(&b->sb_lock);
-	old = b->sb.backing;
-	b->sb.backing.admission_policy = i;
-	b->sb.backing.tunables |= HC_BDEV_TUNE_ADMISSION_POLICY;
-	ret = hc_backing_tunables_write(b, &old);
-	if (!ret)
-		WRITE_ONCE(b->admit, i);
-	mutex_unlock(&b->sb_lock);
+	ret = hc_backing_tunable_keep(b, HC_BDEV_TUNE_ADMISSION_POLICY, i);
 	return ret ? ret : len;
 }
 
@@ -296,19 +328,11 @@ static ssize_t stop_when_cache_set_failed_store(struct hc_backing *b,
 						const char *buf, size_t len)
 {
 	int i = sysfs_match_string(hc_stop_policies, buf);
-	struct hc_sb_backing old;
 	int ret;
 
 	if (i < 0)
 		return i;
-	mutex_lock(&b->sb_lock);
-	old = b->sb.backing;
-	b->sb.backing.stop_when_failed = i;
-	b->sb.backing.tunables |= HC_BDEV_TUNE_STOP_WHEN_FAILED;
-	ret = hc_backing_tunables_write(b, &old);
-	if (!ret)
-		WRITE_ONCE(b->stop_when_cache_set_failed, i);
-	mutex_unlock(&b->sb_lock);
+	ret = hc_backing_tunable_keep(b, HC_BDEV_TUNE_STOP_WHEN_FAILED, i);
 	return ret ? ret : len;
 }
 
@@ -505,7 +529,6 @@ static ssize_t writeback_percent_show(struct hc_backing *b, char *buf)
 static ssize_t writeback_percent_store(struct hc_backing *b, const char *buf,
 				       size_t len)
 {
-	struct hc_sb_backing old;
 	u32 v;
 	int ret = kstrtou32(buf, 10, &v);
 
@@ -513,18 +536,7 @@ static ssize_t writeback_percent_store(struct hc_backing *b, const char *buf,
 		return ret;
 	if (v > HC_WRITEBACK_PERCENT_MAX)
 		return -EINVAL;
-	mutex_lock(&b->sb_lock);
-	old = b->sb.backing;
-	b->sb.backing.writeback_percent = v;
-	b->sb.backing.tunables |= HC_BDEV_TUNE_WRITEBACK_PERCENT;
-	ret = hc_backing_tunables_write(b, &old);
-	if (!ret) {
-		spin_lock(&b->wb.lock);
-		WRITE_ONCE(b->wb.percent, v);
-		spin_unlock(&b->wb.lock);
-		hc_writeback_wake(b);
-	}
-	mutex_unlock(&b->sb_lock);
+	ret = hc_backing_tunable_keep(b, HC_BDEV_TUNE_WRITEBACK_PERCENT, v);
 	return ret ? ret : len;
 }
 
