@@ -164,6 +164,18 @@ io_register_backing() {
 	echo "$dev"
 }
 
+# io_devices CACHE BACKING: the variables the helpers below read about the
+# cache device and the (first) backing device: IO_CDEV, IO_BDEV, IO_BDEVS,
+# IO_CNAME, IO_BNAME (kernel names). io_setup sets them for its null_blk
+# disks; a test with its own (virtio disks, a loop device) calls this.
+io_devices() {
+	IO_CDEV=$1
+	IO_BDEV=$2
+	IO_BDEVS=("$IO_BDEV")
+	IO_CNAME=$(basename "$(readlink -f "$IO_CDEV")")
+	IO_BNAME=$(basename "$(readlink -f "$IO_BDEV")")
+}
+
 # io_setup CACHE_MIB BACK_MIB [MAKE_HCACHE_OPTION...]: a cache device and a
 # backing device formatted together (block size 512, so any 512-byte I/O
 # works; the options, e.g. --bucket 128k, are make-hcache's), the module
@@ -172,15 +184,16 @@ io_register_backing() {
 # null_blk attributes (e.g. IO_BACK_ATTRS="irqmode=2 completion_nsec=5000000");
 # IO_PREFILL=1 writes both disks whole first (see there).
 io_setup() {
-	local cmib=$1 bmib=$2 dev
+	local cmib=$1 bmib=$2 dev cdev bdev
 	shift 2
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	# Assigned first: a failure inside $(...) ends the test under set -e
+	# only in an assignment, not in a function's arguments.
 	# shellcheck disable=SC2086 # lists of attributes
-	IO_CDEV=$(hc_nullb cache "$cmib" ${IO_CACHE_ATTRS:-})
+	cdev=$(hc_nullb cache "$cmib" ${IO_CACHE_ATTRS:-})
 	# shellcheck disable=SC2086
-	IO_BDEV=$(hc_nullb back "$bmib" ${IO_BACK_ATTRS:-})
-	IO_CNAME=$(basename "$(readlink -f "$IO_CDEV")")
-	IO_BNAME=$(basename "$(readlink -f "$IO_BDEV")")
+	bdev=$(hc_nullb back "$bmib" ${IO_BACK_ATTRS:-})
+	io_devices "$cdev" "$bdev"
 	# IO_PREFILL=1: every page of both disks written once first, so that
 	# null_blk allocates none later (for tests that fail allocations).
 	if [ "${IO_PREFILL:-}" = 1 ]; then
@@ -194,7 +207,6 @@ io_setup() {
 	[ -n "$IO_UUID" ] && [ -n "$IO_OFFSET" ] || hc_fail "hcache-super-show: no set uuid or data offset"
 	IO_SET=/sys/fs/hcache/$IO_UUID
 	IO_DBG=/sys/kernel/debug/hcache/$IO_UUID
-	IO_BDEVS=("$IO_BDEV")
 	io_register
 	io_mode_is hcache0 writethrough || hc_fail "cache_mode of a new device: $(cat "$(io_sysdir hcache0)/cache_mode")"
 	hc_log "set $IO_UUID: cache $IO_CDEV ($cmib MiB, $(cat "$IO_SET/nbuckets") buckets of $(cat "$IO_SET/bucket_size")), backing $IO_BDEV ($bmib MiB, data at sector $IO_OFFSET) as hcache0"

@@ -20,11 +20,9 @@
 . "$HC_ROOT/tests/vm/io-lib.sh"
 
 hc=$(hc_tool hcache)
-IO_CDEV=$(hc_drive cache)
-IO_BDEV=$(hc_drive backing)
-IO_BDEVS=("$IO_BDEV")
-IO_CNAME=$(basename "$IO_CDEV")
-IO_BNAME=$(basename "$IO_BDEV")
+cdev=$(hc_drive cache)
+bdev=$(hc_drive backing)
+io_devices "$cdev" "$bdev"
 if [ "$HC_BOOT" = 1 ]; then
 	"$(hc_tool make-hcache)" -C "$IO_CDEV" -B "$IO_BDEV" --block 512 >/dev/null ||
 		hc_fail "make-hcache -C $IO_CDEV -B $IO_BDEV failed"

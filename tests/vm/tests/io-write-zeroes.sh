@@ -76,12 +76,10 @@ expect=/tmp/wz.expect		# what hcache0 must read at base, all cases
 keep=$HC_RESULTS/wz.expect	# its copy across the cut
 
 # What io_setup would set (io-lib.sh's helpers read them).
-IO_CDEV=$(hc_drive cache)
+cdev=$(hc_drive cache)
 vdisk=$(hc_drive backing)
-IO_BDEV=$(losetup -f --show "$vdisk") || hc_fail "losetup over $vdisk failed"
-IO_BDEVS=("$IO_BDEV")
-IO_CNAME=$(basename "$IO_CDEV")
-IO_BNAME=$(basename "$IO_BDEV")
+loop=$(losetup -f --show "$vdisk") || hc_fail "losetup over $vdisk failed"
+io_devices "$cdev" "$loop"
 wz=$(cat "/sys/block/$IO_BNAME/queue/write_zeroes_max_bytes")
 [ "$wz" -gt 0 ] ||
 	hc_fail "the loop device $IO_BDEV over $vdisk takes no write-zeroes (write_zeroes_max_bytes $wz)"

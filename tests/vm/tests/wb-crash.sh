@@ -59,11 +59,9 @@ blocks=2048 # the region: the first 8 MiB of hcache0
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 # What io_setup would set (io-lib.sh's helpers read them).
-IO_CDEV=$(hc_drive cache)
-IO_BDEV=$(hc_drive backing)
-IO_BDEVS=("$IO_BDEV")
-IO_CNAME=$(basename "$IO_CDEV")
-IO_BNAME=$(basename "$IO_BDEV")
+cdev=$(hc_drive cache)
+bdev=$(hc_drive backing)
+io_devices "$cdev" "$bdev"
 if [ "$HC_BOOT" = 1 ]; then
 	"$(hc_tool make-hcache)" -C "$IO_CDEV" -B "$IO_BDEV" --block 512 --bucket 128k >/dev/null ||
 		hc_fail "make-hcache -C $IO_CDEV -B $IO_BDEV failed"
