@@ -56,5 +56,9 @@ expect clean "$ts hcache-vm: test exited with status 0" ""
 expect clean "" "<3>$ts hcache: vdb: bad superblock checksum" 'bad superblock checksum'
 expect flagged "" "<3>$ts hcache: vdb: other error" 'bad superblock checksum'
 expect clean "$ts WARNING: CPU: 0 PID: 1 at x [hc_selftest]" "" 'hc_selftest'
+# The emulator's stray single-step trap (scan-log.sh), and nothing like it.
+expect clean "$ts WARNING: CPU: 1 PID: 6848 at arch/x86/kernel/traps.c:1120 exc_debug_kernel+0xca/0x160" ""
+expect flagged "$ts WARNING: CPU: 1 PID: 6848 at arch/x86/kernel/traps.c:1120 exc_debug_user+0xca/0x160" ""
+expect flagged "$ts WARNING: CPU: 1 PID: 6848 at drivers/md/hcache/traps.c:1120 exc_debug_kernel+0x1/0x2 [hcache]" ""
 
 [ $fails = 0 ]

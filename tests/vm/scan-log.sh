@@ -8,6 +8,15 @@
 # error level or worse (looked for in dmesg -r output, which keeps levels).
 # A line matching one of the ALLOWED_REGEX (a test's "# expect-log:") is not
 # trouble.
+#
+# One warning is the emulator's, not the guest's, and is let through in
+# every test: exc_debug_kernel's WARN_ON_ONCE(dr6 & DR_STEP), a
+# single-step debug trap taken in kernel mode, which no code in these
+# guests asks for (no kprobes, no kgdb). TCG now and then leaves the
+# trap flag set on entry to the kernel; the kernel's own comment there
+# names QEMU as a known cause. Seen once in about 170 guest hours: in
+# powercut-volatile@6.12 under make check-long, in a python3 preadv()
+# through dm-linear, with no hcache frame on the stack.
 set -u
 
 console=$1
@@ -29,7 +38,7 @@ crash+='kmemleak: Kernel memory leak detector disabled|kmemleak: .*[Pp]ool empty
 	[ -f "$dmesg_raw" ] && grep -a -E '^<[0-3]>(\[[ 0-9.]+\] )?hcache:' "$dmesg_raw"
 } | sort -u | while IFS= read -r line; do
 	allowed=0
-	for re in "$@"; do
+	for re in "$@" 'WARNING: CPU: [0-9]+ PID: [0-9]+ at arch/x86/kernel/traps\.c:[0-9]+ exc_debug_kernel\+'; do
 		if echo "$line" | grep -q -E -- "$re"; then
 			allowed=1
 			break
