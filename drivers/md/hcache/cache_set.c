@@ -176,7 +176,7 @@ static void hc_meta_flush_backings(struct hc_cache_set *c)
 	struct hc_backing *b;
 	int ret;
 
-	lockdep_assert_held_write(&c->meta_lock);
+	lockdep_assert_held(&c->meta_lock);
 	list_for_each_entry(b, &c->backings, set_node) {
 		ret = blkdev_issue_flush(b->bdev);
 		if (ret)
@@ -211,11 +211,33 @@ static void hc_meta_flush_backings(struct hc_cache_set *c)
 int hc_meta_write(struct hc_cache_set *c, blk_opf_t opf, u64 sector,
 		  void *buf, size_t bytes)
 {
+	lockdep_assert_held_write(&c->meta_lock);
+	return hc_meta_write_ordered(c, opf, sector, buf, bytes);
+}
+
+/**
+ * hc_meta_write_ordered() - hc_meta_write(), for the journal's writer
+ * @c: the set; meta_lock held for writing, or held for reading by the
+ *	task that downgraded it from writing (hc_journal_write_unlock()),
+ *	which alone may change @data_flushed and @backing_flushed then
+ * @opf: as hc_meta_write()
+ * @sector: where
+ * @buf: kmalloc or vmalloc memory, page aligned
+ * @bytes: how much, a multiple of 512
+ *
+ * Return: as hc_meta_write().
+ */
+int hc_meta_write_ordered(struct hc_cache_set *c, blk_opf_t opf, u64 sector,
+			  void *buf, size_t bytes)
+{
 	u64 seen = atomic64_read(&c->data_written);
 	u64 backing = atomic64_read(&c->backing_written);
 	int ret;
 
-	lockdep_assert_held_write(&c->meta_lock);
+	/* For writing, or downgraded by hc_journal_write_unlock(). */
+	lockdep_assert(lockdep_is_held_type(&c->meta_lock, 0) ||
+		       (lockdep_is_held_type(&c->meta_lock, 1) &&
+			READ_ONCE(c->journal.writing)));
 	if (backing != c->backing_flushed) {
 		hc_meta_flush_backings(c);
 		c->backing_flushed = backing;

@@ -349,9 +349,10 @@ static ssize_t name##_show(struct hc_cache_set *c, char *buf)		\
 }									\
 HC_SET_ATTR_RO(name)
 
-HC_INTERNAL(journal_seq, c->journal.seq);
-HC_INTERNAL(journal_last_seq, c->journal.last_seq);
-HC_INTERNAL(journal_entries_written, c->journal.entries_written);
+HC_INTERNAL(journal_seq, READ_ONCE(c->journal.seq));
+HC_INTERNAL(journal_last_seq, READ_ONCE(c->journal.last_seq));
+HC_INTERNAL(journal_entries_written,
+	    READ_ONCE(c->journal.entries_written));
 HC_INTERNAL(journal_reclaims, c->journal.reclaims);
 HC_INTERNAL(btree_nodes_cached, c->nr_nodes);
 HC_INTERNAL(btree_leaf_keys, c->leaf_keys);

@@ -36,6 +36,8 @@ enum hc_delay_point {
 	HC_DELAY_WRITE_FALLBACK,
 	/* write_work is about to insert the keys of completed cached writes */
 	HC_DELAY_WRITE_INSERT,
+	/* a journal entry is encoded and about to be written */
+	HC_DELAY_JOURNAL_WRITE,
 	HC_DELAY_NR,
 };
 

@@ -135,13 +135,13 @@ static int hc_gc_btree(struct hc_cache_set *c)
 	unsigned int i;
 	int ret = 1;
 
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	bitmap_zero(gc->seen, c->geom.nbuckets);
 	gc->marking = true;
 	up_write(&c->meta_lock);
 
 	while (ret > 0 && !kthread_should_stop()) {
-		down_write(&c->meta_lock);
+		hc_meta_lock_write(c);
 		/*
 		 * Leaves that only need looking at go a few per hold; one
 		 * that was written (rewritten or merged) ends the hold, so
@@ -165,7 +165,7 @@ static int hc_gc_btree(struct hc_cache_set *c)
 		cond_resched();
 	}
 	if (ret > 0) {	/* stopped half way: the marks are incomplete */
-		down_write(&c->meta_lock);
+		hc_meta_lock_write(c);
 		gc->marking = false;
 		up_write(&c->meta_lock);
 	}
@@ -388,7 +388,7 @@ static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 	int ret = 0, alloc_ret = 0;
 	u64 moved = 0;
 
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	for (i = 0; i < mv->nr && !alloc_ret; i++)
 		alloc_ret = hc_move_alloc(c, mv->p[i].key.size, &mv->p[i].ptr);
 	up_write(&c->meta_lock);
@@ -423,7 +423,7 @@ static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 		}
 	}
 
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	for (i = 0; i < mv->nr && mv->p[i].ptr; i++) {
 		if (i < got && !c->meta_failed) {
 			int r = hc_move_insert(c, &mv->p[i], &moved);
@@ -504,7 +504,7 @@ static int hc_gc_moving(struct hc_cache_set *c, bool thorough)
 		return -ENOMEM;
 	for (round = 0; round < HC_MOVE_ROUNDS && !kthread_should_stop();
 	     round++) {
-		down_write(&c->meta_lock);
+		hc_meta_lock_write(c);
 		/* What the last round freed: for this test and for writes. */
 		if (round)
 			hc_avail_update(c);
@@ -593,7 +593,7 @@ static void hc_gc_run(struct hc_cache_set *c)
 	if (ret && ret != -EIO)
 		pr_warn_ratelimited("%pg: garbage collection stopped: error %d\n",
 				    c->bdev, ret);
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	gc->runs++;
 	gc->last_ms = jiffies_to_msecs(jiffies - start);
 	c->refill_futile = false;
@@ -619,7 +619,7 @@ static void hc_gc_move_run(struct hc_cache_set *c)
 	if (ret && ret != -EIO)
 		pr_warn_ratelimited("%pg: moving garbage collection stopped: error %d\n",
 				    c->bdev, ret);
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	hc_avail_update(c);
 	up_write(&c->meta_lock);
 	gc->move_runs++;

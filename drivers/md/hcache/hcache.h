@@ -256,14 +256,22 @@
  *                      registration, attach, detach, run, stop)
  *     hc_backing.sb_lock  (a backing superblock and its writes)
  *     hc_cache_set.meta_lock  (rw_semaphore: the btree, the journal, the
- *                      buckets and free lists, and every metadata write)
+ *                      buckets and free lists, and every metadata write;
+ *                      a journal write that ends a hold: downgraded)
  *       hc_cache_set.node_cache_lock  (the node hash, LRU, node reads)
  *         hc_cache_set.node_reserve_lock  (spinlock: the reserve of nodes)
  *
  * meta_lock is taken for reading by lookups and walks, for writing by
  * every change. One lock for all metadata keeps the crash-ordering rules
  * simple to check; per-node locks (design.rst) come when measurements
- * show contention on it.
+ * show contention on it. A section whose last step is a journal write
+ * (a flush, a FUA write, the delayed write, a device turning clean)
+ * encodes the entry with the lock held for writing, then downgrades it
+ * for the write itself (hc_journal_write_unlock()): lookups go on during
+ * the flushes and the write, while every change still waits. The I/O
+ * path's changes wait for such a write before they queue for the lock
+ * (hc_meta_lock_write()): a writer queued on an rwsem holds up every
+ * reader that comes after it.
  *
  * No lock is taken in the passthrough I/O path: a running device's data
  * offset and bdev never change, and the disk is removed before the device
@@ -326,6 +334,7 @@
 #include <linux/workqueue.h>
 
 #include <linux/rwsem.h>
+#include <linux/wait_bit.h>
 
 #include "bdev_table.h"
 #include "btree.h"
@@ -680,7 +689,8 @@ enum hc_fail_reason {
  *
  * Protected by @meta_lock: held for reading by lookups, for writing by
  * every change to the btree, the journal, the buckets and the free lists,
- * and across every metadata write. One lock for all metadata keeps the
+ * and across every metadata write (for reading only, downgraded from
+ * writing, by hc_journal_write_unlock()'s journal write). One lock for all metadata keeps the
  * ordering rules of the design simple to check. Data allocations take it
  * too (hc_data_alloc_io()), so a write can queue behind metadata I/O; a
  * separate allocation lock is the next step if that shows in profiles.
@@ -738,13 +748,14 @@ enum hc_fail_reason {
  *	writes, promotions, moving GC's copies), counted before their keys
  *	go in; any context
  * @data_flushed: @data_written as it was when the last cache flush that
- *	completed was issued; @meta_lock. A metadata write that can make
- *	keys durable adds PREFLUSH while the two differ (hc_meta_write())
+ *	completed was issued; @meta_lock held for writing, or by the journal
+ *	writer that downgraded it (hc_meta_write_ordered()). A metadata write
+ *	that can make keys durable adds PREFLUSH while the two differ
  * @backing_written: foreground writes to the backing devices completed
  *	(writethrough, around the cache), whose data clean keys may vouch
  *	for; any context
  * @backing_flushed: @backing_written as it was when the backing devices
- *	were last flushed for a metadata write; @meta_lock
+ *	were last flushed for a metadata write; as @data_flushed
  * @meta_failed: an update failed half way, so the tree in memory may name
  *	buckets that were freed: no metadata is written any more, and the
  *	next registration recovers the last state on disk; @meta_lock
@@ -878,6 +889,24 @@ struct hc_cache_set {
 	struct hc_gc		gc;
 };
 
+/**
+ * hc_meta_lock_write() - take meta_lock for writing, on the I/O path
+ * @c: the set
+ *
+ * A journal write that ends a hold runs with meta_lock downgraded to
+ * reading (hc_journal_write_unlock()), so that lookups go on during its
+ * I/O. A task queued for the lock for writing meanwhile would stop them
+ * all the same: an rwsem queues new readers behind a waiting writer. So
+ * the changes the I/O path makes wait for that journal write outside the
+ * lock first. The lock still orders everything: this is only a hint, and
+ * another journal write may start before down_write() returns.
+ */
+static inline void hc_meta_lock_write(struct hc_cache_set *c)
+{
+	wait_var_event(&c->journal.writing, !READ_ONCE(c->journal.writing));
+	down_write(&c->meta_lock);
+}
+
 /* module.c */
 extern struct kobject *hc_root_kobj;
 extern struct workqueue_struct *hc_wq;
@@ -967,6 +996,8 @@ int hc_meta_io(struct hc_cache_set *c, blk_opf_t opf, u64 sector, void *buf,
 	       size_t bytes);
 int hc_meta_write(struct hc_cache_set *c, blk_opf_t opf, u64 sector,
 		  void *buf, size_t bytes);
+int hc_meta_write_ordered(struct hc_cache_set *c, blk_opf_t opf, u64 sector,
+			  void *buf, size_t bytes);
 
 /**
  * struct hc_io_batch - cache device I/O in flight together (cache_set.c)

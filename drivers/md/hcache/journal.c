@@ -14,6 +14,7 @@
  */
 
 #include "hcache.h"
+#include "debug.h"
 #include "jset.h"
 #include "trace.h"
 
@@ -49,9 +50,11 @@ static void hc_journal_work(struct work_struct *work)
 					    struct hc_journal, work);
 	struct hc_cache_set *c = container_of(j, struct hc_cache_set, journal);
 
-	down_write(&c->meta_lock);
-	if (j->nr && !hc_journal_make_room(c))
-		hc_journal_write(c);
+	hc_meta_lock_write(c);
+	if (j->nr && !hc_journal_make_room(c)) {
+		hc_journal_write_unlock(c);
+		return;
+	}
 	up_write(&c->meta_lock);
 }
 
@@ -365,6 +368,89 @@ static u64 hc_journal_last_seq(struct hc_cache_set *c)
 	return last;
 }
 
+/*
+ * Under meta_lock held for writing: encode the open entry into the
+ * journal's buffer, with the current roots, and choose its place in the
+ * ring (moving on to the next ring bucket when this one is full, if
+ * nothing in that one is still needed). @info and @padded receive what
+ * hc_journal_commit() needs.
+ */
+static int hc_journal_prepare(struct hc_cache_set *c,
+			      struct hc_jset_info *info, size_t *padded)
+{
+	struct hc_journal *j = &c->journal;
+	u32 bucket_bytes = hc_journal_bucket_bytes(c);
+	size_t bytes;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (c->meta_failed)
+		return -EIO;
+	*info = (struct hc_jset_info) {
+		.seq = j->seq,
+		.last_seq = hc_journal_last_seq(c),
+		.btree_root = c->root->ptr,
+		.btree_level = c->root->level,
+		.prio_bucket = c->prio_chain[0],
+		.bdev_table_bucket = c->table_bucket,
+	};
+	ret = hc_jset_encode(info, j->keys, j->nr, c->set_magic, j->buf,
+			     j->entry_max, &bytes);
+	if (WARN_ON_ONCE(ret))
+		return ret;
+	*padded = round_up(bytes, c->block_size);
+	memset(j->buf + bytes, 0, *padded - bytes);
+	if (j->offset + *padded > bucket_bytes) {
+		unsigned int next = (j->cur + 1) % c->geom.journal_buckets;
+
+		/* The newest entry on disk still asks for j->last_seq. */
+		if (!hc_journal_bucket_free(j, next,
+					    min(j->last_seq, info->last_seq))) {
+			hc_cache_set_error(c, "journal full: ring bucket %u holds %llu >= %llu",
+					   next, j->bucket_seq[next],
+					   info->last_seq);
+			return -ENOSPC;
+		}
+		j->cur = next;
+		j->offset = 0;
+	}
+	return 0;
+}
+
+/*
+ * Write the entry hc_journal_prepare() encoded, and account for it. The
+ * caller holds meta_lock for writing, or holds it for reading after
+ * downgrading it from writing (hc_journal_write_unlock()): either way no
+ * other task changes the journal meanwhile. The fields sysfs reads under
+ * meta_lock held for reading are stored with WRITE_ONCE().
+ */
+static int hc_journal_commit(struct hc_cache_set *c,
+			     const struct hc_jset_info *info, size_t padded)
+{
+	struct hc_journal *j = &c->journal;
+	int ret;
+
+	/* For writing, or downgraded by hc_journal_write_unlock(). */
+	lockdep_assert(lockdep_is_held_type(&c->meta_lock, 0) ||
+		       (lockdep_is_held_type(&c->meta_lock, 1) &&
+			READ_ONCE(c->journal.writing)));
+	ret = hc_meta_write_ordered(c, REQ_OP_WRITE | REQ_META | REQ_SYNC |
+				    REQ_PREFLUSH | REQ_FUA,
+				    hc_journal_sector(c, j->cur, j->offset),
+				    j->buf, padded);
+	trace_hcache_journal_commit(c->bdev->bd_dev, j->seq, j->nr, padded,
+				    ret);
+	if (ret)
+		return ret;
+	j->bucket_seq[j->cur] = j->seq;
+	j->offset += padded;
+	WRITE_ONCE(j->last_seq, info->last_seq);
+	WRITE_ONCE(j->seq, j->seq + 1);
+	j->nr = 0;
+	WRITE_ONCE(j->entries_written, j->entries_written + 1);
+	return 0;
+}
+
 /**
  * hc_journal_write() - write the open entry, with the current roots
  * @c: the set; meta_lock held for writing
@@ -377,57 +463,51 @@ static u64 hc_journal_last_seq(struct hc_cache_set *c)
  */
 int hc_journal_write(struct hc_cache_set *c)
 {
-	struct hc_journal *j = &c->journal;
-	u32 bucket_bytes = hc_journal_bucket_bytes(c);
-	struct hc_jset_info info = {
-		.seq = j->seq,
-		.last_seq = hc_journal_last_seq(c),
-		.btree_root = c->root->ptr,
-		.btree_level = c->root->level,
-		.prio_bucket = c->prio_chain[0],
-		.bdev_table_bucket = c->table_bucket,
-	};
-	size_t bytes, padded;
+	struct hc_jset_info info;
+	size_t padded;
 	int ret;
 
-	lockdep_assert_held_write(&c->meta_lock);
-	if (c->meta_failed)
-		return -EIO;
-	ret = hc_jset_encode(&info, j->keys, j->nr, c->set_magic, j->buf,
-			     j->entry_max, &bytes);
-	if (WARN_ON_ONCE(ret))
-		return ret;
-	padded = round_up(bytes, c->block_size);
-	memset(j->buf + bytes, 0, padded - bytes);
-	if (j->offset + padded > bucket_bytes) {
-		unsigned int next = (j->cur + 1) % c->geom.journal_buckets;
-
-		/* The newest entry on disk still asks for j->last_seq. */
-		if (!hc_journal_bucket_free(j, next,
-					    min(j->last_seq, info.last_seq))) {
-			hc_cache_set_error(c, "journal full: ring bucket %u holds %llu >= %llu",
-					   next, j->bucket_seq[next],
-					   info.last_seq);
-			return -ENOSPC;
-		}
-		j->cur = next;
-		j->offset = 0;
-	}
-	ret = hc_meta_write(c, REQ_OP_WRITE | REQ_META | REQ_SYNC |
-			    REQ_PREFLUSH | REQ_FUA,
-			    hc_journal_sector(c, j->cur, j->offset), j->buf,
-			    padded);
-	trace_hcache_journal_commit(c->bdev->bd_dev, j->seq, j->nr, padded,
-				    ret);
+	ret = hc_journal_prepare(c, &info, &padded);
 	if (ret)
 		return ret;
-	j->bucket_seq[j->cur] = j->seq;
-	j->offset += padded;
-	j->last_seq = info.last_seq;
-	j->seq++;
-	j->nr = 0;
-	j->entries_written++;
-	return 0;
+	return hc_journal_commit(c, &info, padded);
+}
+
+/**
+ * hc_journal_write_unlock() - hc_journal_write(), then release meta_lock
+ * @c: the set; meta_lock held for writing, released on return
+ *
+ * For a caller whose last step under meta_lock is the journal write (a
+ * flush, a FUA write, the delayed write). The entry is encoded under the
+ * lock held for writing; the lock is then downgraded, so that lookups
+ * (hits, and the misses and writes that look the tree up) go on while
+ * the backing devices and the cache device are flushed and the entry is
+ * written, which is most of a flush's time. Nothing else changes the
+ * metadata meanwhile: every change needs the lock for writing.
+ *
+ * Return: as hc_journal_write().
+ */
+int hc_journal_write_unlock(struct hc_cache_set *c)
+{
+	struct hc_jset_info info;
+	size_t padded;
+	int ret;
+
+	ret = hc_journal_prepare(c, &info, &padded);
+	if (ret) {
+		up_write(&c->meta_lock);
+		return ret;
+	}
+	WRITE_ONCE(c->journal.writing, true);
+	downgrade_write(&c->meta_lock);
+	hc_debug_delay(HC_DELAY_JOURNAL_WRITE);
+	ret = hc_journal_commit(c, &info, padded);
+	WRITE_ONCE(c->journal.writing, false);
+	/* The store before wake_up_var()'s look at the queue. */
+	smp_mb();
+	wake_up_var(&c->journal.writing);
+	up_read(&c->meta_lock);
+	return ret;
 }
 
 /* Ring buckets that may be overwritten now, beyond the current one. */

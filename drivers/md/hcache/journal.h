@@ -24,7 +24,12 @@ struct hc_jentry {
 /**
  * struct hc_journal - the journal ring and the entry being filled
  *
- * Everything here is protected by the set's meta_lock (held for writing).
+ * Everything here is protected by the set's meta_lock held for writing, or
+ * held for reading by the one task that downgraded it from writing to
+ * finish a journal write (hc_journal_write_unlock()): lookups, which hold
+ * it for reading too, never touch the journal. @seq, @last_seq and
+ * @entries_written, which sysfs reads under meta_lock held for reading,
+ * are stored with WRITE_ONCE() for that reason.
  *
  * @seq: sequence number of the open entry, the next to be written
  * @last_seq: the last_seq written in the newest entry on disk
@@ -48,6 +53,10 @@ struct hc_jentry {
  * @replay_first: index of the first to replay (the newest's last_seq)
  * @replay_seq: while replaying, the entry being replayed: no entry written
  *	meanwhile (a refill's) may say the ones from it on are not needed
+ * @writing: hc_journal_write_unlock() is writing an entry with meta_lock
+ *	downgraded; set and cleared by that task (WRITE_ONCE), read
+ *	without the lock by hc_meta_lock_write(), which waits on it
+ *	(wait_var_event())
  * @insert_seq: while a key journalled in it is going into the tree
  *	(hc_insert()), that entry: until a leaf pins it, no entry written
  *	meanwhile (a refill's, during a split) may say it is not needed
@@ -73,6 +82,7 @@ struct hc_journal {
 	size_t			replay_first;
 	u64			replay_seq;
 	u64			insert_seq;
+	bool			writing;
 };
 
 /* journal.c; each function is documented at its definition. */
@@ -82,6 +92,7 @@ int hc_journal_read(struct hc_cache_set *c, bool *found);
 int hc_journal_replay(struct hc_cache_set *c);
 int hc_journal_add(struct hc_cache_set *c, const struct hc_key *k, u64 *seq);
 int hc_journal_write(struct hc_cache_set *c);
+int hc_journal_write_unlock(struct hc_cache_set *c);
 int hc_journal_make_room(struct hc_cache_set *c);
 
 #endif /* _HCACHE_JOURNAL_H */

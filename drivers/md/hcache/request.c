@@ -668,7 +668,7 @@ static int hc_alloc_data(struct hc_cache_set *c, u32 want, bool whole,
 	up_read(&c->meta_lock);
 	if (ret != -EAGAIN)
 		return ret;
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	if (c->meta_failed)
 		ret = -EIO;
 	else if (open == HC_OPEN_NOIO && hc_data_open_needs_io(c))
@@ -699,7 +699,7 @@ static void hc_promote_insert_pass(struct hc_cache_set *c)
 
 	while (!list_empty(&done)) {
 		n = 0;
-		down_write(&c->meta_lock);
+		hc_meta_lock_write(c);
 		list_for_each_entry_safe(p, tmp, &done, done) {
 			if (n++ == HC_PROMOTE_BATCH)
 				break;
@@ -1312,7 +1312,7 @@ static int hc_invalidate_clean(struct hc_request *req)
 
 	/* A lookup that found no memory for a node goes over it again. */
 	do {
-		down_write(&req->c->meta_lock);
+		hc_meta_lock_write(req->c);
 		ret = hc_btree_visit_range(req->c, req->id, req->track.start,
 					   req->track.end, hc_clean_drop_piece,
 					   &x);
@@ -1357,11 +1357,12 @@ static void hc_write_around(struct hc_request *req, bool fua, bool written)
 			return;
 		}
 		w = hc_request_whiteout(req);
-		down_write(&c->meta_lock);
+		hc_meta_lock_write(c);
 		ret = hc_insert(c, &w);
 		if (!ret && fua)
-			ret = hc_journal_write(c);
-		up_write(&c->meta_lock);
+			ret = hc_journal_write_unlock(c);
+		else
+			up_write(&c->meta_lock);
 		/* The cache may still vouch for older data: an error. */
 		if (ret)
 			hc_request_set_error(req, BLK_STS_IOERR);
@@ -1373,12 +1374,15 @@ static void hc_write_around(struct hc_request *req, bool fua, bool written)
 		 * made would not be durable, and the FUA write must not
 		 * complete over clean keys that may come back.
 		 */
-		down_write(&c->meta_lock);
-		if (c->meta_failed)
+		hc_meta_lock_write(c);
+		if (c->meta_failed) {
 			ret = -EIO;
-		else if (c->journal.nr)
-			ret = hc_journal_write(c);
-		up_write(&c->meta_lock);
+			up_write(&c->meta_lock);
+		} else if (c->journal.nr) {
+			ret = hc_journal_write_unlock(c);
+		} else {
+			up_write(&c->meta_lock);
+		}
 	}
 	if (ret) {
 		hc_request_set_error(req, BLK_STS_IOERR);
@@ -1407,12 +1411,12 @@ static int hc_flush(struct hc_request *req)
 	if (ret)
 		return ret;
 	hc_debug_delay(HC_DELAY_FLUSH_BACKING);
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	ret = hc_write_drain_locked(c);
 	if (!ret && c->meta_failed)
 		ret = -EIO;
 	if (!ret && c->journal.nr)
-		ret = hc_journal_write(c);
+		return hc_journal_write_unlock(c);
 	up_write(&c->meta_lock);
 	return ret;
 }
@@ -1445,7 +1449,7 @@ static void hc_write_frags_free(struct hc_request *req)
 
 	if (list_empty(&req->frags))
 		return;
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	list_for_each_entry(f, &req->frags, node)
 		hc_bucket_unpin(c, hc_ptr_offset(f->ptr));
 	up_write(&c->meta_lock);
@@ -1729,23 +1733,23 @@ static void hc_write_finish(struct hc_request *req)
 
 /*
  * Under meta_lock held for writing: take up to @max cached writes whose
- * I/O is done off write_done, oldest first, insert their keys, write the
- * journal if any of them is FUA, and move them to @done, for
- * hc_write_finish(). Taking them under meta_lock means that whoever takes
- * it next finds their keys in. *@err (if not NULL) receives the first
- * insert's error, if it had none. Return: how many.
+ * I/O is done off write_done, oldest first, insert their keys, and move
+ * them to @done, for hc_write_finish(). Taking them under meta_lock means
+ * that whoever takes it next finds their keys in. *@err (if not NULL)
+ * receives the first insert's error, if it had none. *@fua: whether any
+ * of them is a FUA write, whose key the caller must then make durable
+ * (hc_write_fua_done()) before it completes. Return: how many.
  */
 static unsigned int hc_write_insert_done(struct hc_cache_set *c,
 					 struct list_head *done,
-					 unsigned int max, int *err)
+					 unsigned int max, int *err, bool *fua)
 {
 	struct hc_request *req, *tmp;
 	LIST_HEAD(batch);
 	unsigned int n = 0;
-	bool fua = false;
-	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
+	*fua = false;
 	spin_lock_irq(&c->write_lock);
 	list_for_each_entry_safe(req, tmp, &c->write_done, inserts) {
 		if (n == max)
@@ -1763,21 +1767,28 @@ static unsigned int hc_write_insert_done(struct hc_cache_set *c,
 		if (req->acked)
 			hc_track_set_acked(req->b, &req->track, false);
 		else if ((req->bio->bi_opf & REQ_FUA) && !req->fallback)
-			fua = true;
-	}
-	/*
-	 * A set that failed meanwhile (another insert of this batch, say)
-	 * writes no journal: its FUA writes are not durable, and say so.
-	 */
-	if (fua) {
-		ret = c->meta_failed ? -EIO : hc_journal_write(c);
-		list_for_each_entry(req, &batch, inserts)
-			if (ret && !req->acked && !req->fallback &&
-			    (req->bio->bi_opf & REQ_FUA) && !req->insert_ret)
-				req->insert_ret = ret;
+			*fua = true;
 	}
 	list_splice_tail(&batch, done);
 	return n;
+}
+
+/*
+ * The FUA writes among @batch (taken by hc_write_insert_done()) end with
+ * @ret, the journal write that made their keys durable, if it failed. A
+ * set that failed meanwhile (another insert of the batch, say) writes no
+ * journal: its FUA writes are not durable, and say so (-EIO).
+ */
+static void hc_write_fua_done(struct list_head *batch, int ret)
+{
+	struct hc_request *req;
+
+	if (!ret)
+		return;
+	list_for_each_entry(req, batch, inserts)
+		if (!req->acked && !req->fallback &&
+		    (req->bio->bi_opf & REQ_FUA) && !req->insert_ret)
+			req->insert_ret = ret;
 }
 
 /*
@@ -1789,10 +1800,14 @@ static unsigned int hc_write_insert_done(struct hc_cache_set *c,
 static int hc_write_drain_locked(struct hc_cache_set *c)
 {
 	LIST_HEAD(done);
+	bool fua;
 	int err = 0;
 
-	if (!hc_write_insert_done(c, &done, UINT_MAX, &err))
+	if (!hc_write_insert_done(c, &done, UINT_MAX, &err, &fua))
 		return 0;
+	if (fua)
+		hc_write_fua_done(&done, c->meta_failed ? -EIO :
+				  hc_journal_write(c));
 	spin_lock_irq(&c->write_lock);
 	list_splice_tail(&done, &c->write_inserted);
 	spin_unlock_irq(&c->write_lock);
@@ -1817,7 +1832,7 @@ void hc_write_drain(struct hc_cache_set *c)
 	spin_unlock_irq(&c->write_lock);
 	if (empty)
 		return;
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	hc_write_drain_locked(c);
 	up_write(&c->meta_lock);
 }
@@ -1838,7 +1853,8 @@ void hc_write_insert_work(struct work_struct *work)
 					      struct hc_cache_set, write_work);
 	struct hc_request *req, *tmp;
 	LIST_HEAD(done);
-	bool more;
+	bool more, fua;
+	int ret;
 
 	hc_debug_delay(HC_DELAY_WRITE_INSERT);
 	do {
@@ -1846,9 +1862,17 @@ void hc_write_insert_work(struct work_struct *work)
 		more = !list_empty(&c->write_done);
 		spin_unlock_irq(&c->write_lock);
 		if (more) {
-			down_write(&c->meta_lock);
-			hc_write_insert_done(c, &done, HC_WRITE_BATCH, NULL);
-			up_write(&c->meta_lock);
+			hc_meta_lock_write(c);
+			hc_write_insert_done(c, &done, HC_WRITE_BATCH, NULL,
+					     &fua);
+			/* @done holds this batch alone: it was empty. */
+			if (fua && !c->meta_failed) {
+				ret = hc_journal_write_unlock(c);
+			} else {
+				ret = fua ? -EIO : 0;
+				up_write(&c->meta_lock);
+			}
+			hc_write_fua_done(&done, ret);
 		}
 		spin_lock_irq(&c->write_lock);
 		list_splice_tail_init(&c->write_inserted, &done);

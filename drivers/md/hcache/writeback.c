@@ -738,7 +738,7 @@ static int hc_wb_batch_run(struct hc_wb_batch *wb)
 				ret = 0;	/* only skipped: not an error */
 		goto out;
 	}
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	for (i = 0; i < wb->nr_runs && ret >= 0; i++) {
 		struct hc_wb_run *r = &wb->runs[i];
 
@@ -781,13 +781,16 @@ static void hc_wb_try_clean(struct hc_backing *b)
 	WRITE_ONCE(b->sb.backing.state, HC_STATE_CLEAN);
 	/* Pairs with hc_writeback_dirty_begin(). */
 	smp_mb();
-	down_write(&c->meta_lock);
+	hc_meta_lock_write(c);
 	if (atomic_read(&b->wb.dirtying) || hc_dirty_sectors(c, b->id) ||
-	    c->meta_failed)
+	    c->meta_failed) {
 		ret = -EBUSY;
-	else if (c->journal.nr)
-		ret = hc_journal_write(c);
-	up_write(&c->meta_lock);
+		up_write(&c->meta_lock);
+	} else if (c->journal.nr) {
+		ret = hc_journal_write_unlock(c);
+	} else {
+		up_write(&c->meta_lock);
+	}
 	if (!ret)
 		ret = hc_backing_sb_write(b);
 	if (ret) {
