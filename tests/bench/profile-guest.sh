@@ -149,7 +149,7 @@ trace_on() {
 	local fn
 	[ "$SYSTEM" = hcache ] || return 0
 	: >$T/set_ftrace_filter
-	for fn in hc_alloc_data hc_data_alloc_io hc_bucket_alloc hc_alloc_refill \
+	for fn in hc_cache_space hc_open_bucket_take hc_bucket_alloc hc_alloc_refill \
 		hc_prio_write_to hc_journal_write hc_journal_make_room hc_btree_insert \
 		hc_btree_lookup hc_node_write hc_node_rewrite hc_node_split \
 		hc_btree_gc_leaf hc_meta_io hc_read_range hc_promote_write_pass \

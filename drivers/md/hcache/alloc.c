@@ -560,7 +560,7 @@ static int hc_open_carve(struct hc_cache_set *c, u32 want, u32 align,
 }
 
 /**
- * hc_data_alloc_io() - space on the cache device for a write in flight
+ * hc_open_bucket_take() - space on the cache device for a write in flight
  * @c: the set; meta_lock held, for writing if @may_open
  * @want: sectors wanted, a multiple of @align
  * @align: sectors of the smallest piece worth having (the block size)
@@ -582,8 +582,9 @@ static int hc_open_carve(struct hc_cache_set *c, u32 want, u32 align,
  * Return: 0; -EAGAIN if a new bucket is needed and not @may_open; or
  * hc_bucket_alloc()'s error.
  */
-int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
-		     bool may_open, u8 *gen, u64 *offset, u32 *got)
+int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
+			bool whole, bool may_open, u8 *gen, u64 *offset,
+			u32 *got)
 {
 	u64 bucket;
 	int ret;
@@ -614,9 +615,10 @@ int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
 }
 
 /**
- * hc_bucket_unpin() - a write into a bucket is done (hc_data_alloc_io())
+ * hc_bucket_unpin() - a write into a bucket is done
+ *	(hc_open_bucket_take())
  * @c: the set; meta_lock held for writing
- * @offset: the cache sector hc_data_alloc_io() handed out
+ * @offset: the cache sector hc_open_bucket_take() handed out
  */
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset)
 {

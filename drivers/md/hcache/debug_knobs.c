@@ -137,7 +137,7 @@ static int hc_fill_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen,
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	ret = hc_data_alloc_io(c, sectors, 1, true, true, gen, offset, &got);
+	ret = hc_open_bucket_take(c, sectors, 1, true, true, gen, offset, &got);
 	if (!ret)
 		hc_bucket_unpin(c, *offset);
 	return ret;

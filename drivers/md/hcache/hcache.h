@@ -263,15 +263,14 @@
  *
  * meta_lock is taken for reading by lookups and walks, for writing by
  * every change. One lock for all metadata keeps the crash-ordering rules
- * simple to check; per-node locks (design.rst) come when measurements
- * show contention on it. A section whose last step is a journal write
- * (a flush, a FUA write, the delayed write, a device turning clean)
- * encodes the entry with the lock held for writing, then downgrades it
- * for the write itself (hc_journal_write_unlock()): lookups go on during
- * the flushes and the write, while every change still waits. The I/O
- * path's changes wait for such a write before they queue for the lock
- * (hc_meta_lock_write()): a writer queued on an rwsem holds up every
- * reader that comes after it.
+ * simple to check; there are no per-node locks yet (design.rst, Locks).
+ * A section whose last step is a journal write (a flush, a FUA write,
+ * the delayed write, a device turning clean) encodes the entry with the
+ * lock held for writing, then downgrades it for the write itself
+ * (hc_journal_write_unlock()): lookups go on during the flushes and the
+ * write, while every change still waits. The I/O path's changes wait for
+ * such a write before they queue for the lock (hc_meta_lock_write()): a
+ * writer queued on an rwsem holds up every reader that comes after it.
  *
  * No lock is taken in the passthrough I/O path: a running device's data
  * offset and bdev never change, and the disk is removed before the device
@@ -692,7 +691,7 @@ enum hc_fail_reason {
  * and across every metadata write (for reading only, downgraded from
  * writing, by hc_journal_write_unlock()'s journal write). One lock for all metadata keeps the
  * ordering rules of the design simple to check. Data allocations take it
- * too (hc_data_alloc_io()), so a write can queue behind metadata I/O; a
+ * too (hc_open_bucket_take()), so a write can queue behind metadata I/O; a
  * separate allocation lock is the next step if that shows in profiles.
  * A bucket's gen is also read without it, by completing reads
  * (READ_ONCE; refills bump it with WRITE_ONCE).
@@ -1041,8 +1040,9 @@ int hc_bucket_alloc(struct hc_cache_set *c, enum hc_reserve r, u8 type,
 		    u64 *bucket);
 bool hc_data_open_needs_io(struct hc_cache_set *c);
 void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket);
-int hc_data_alloc_io(struct hc_cache_set *c, u32 want, u32 align, bool whole,
-		     bool may_open, u8 *gen, u64 *offset, u32 *got);
+int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
+			bool whole, bool may_open, u8 *gen, u64 *offset,
+			u32 *got);
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset);
 void hc_bucket_touch(struct hc_cache_set *c, u64 offset);
 void hc_avail_update(struct hc_cache_set *c);

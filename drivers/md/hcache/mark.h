@@ -57,7 +57,7 @@ struct hc_bucket_mark {
  * @replay_pin: holds data of journal keys not replayed yet: not to be
  *	reused, whatever the tree says of it so far
  * @io_pin: writes of data in flight into it whose keys are not in the
- *	tree yet: not to be reused (hc_data_alloc_io())
+ *	tree yet: not to be reused (hc_open_bucket_take())
  */
 struct hc_bucket {
 	struct hc_bucket_mark	m;

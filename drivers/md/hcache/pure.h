@@ -3,10 +3,13 @@
 #define _HCACHE_PURE_H
 
 /*
- * pure.h: what the "pure" files (sb.c, and later the journal and sorted-set
- * parsers) may use, so that they build both in the module and in userspace
- * (tools, unit tests, fuzzer). Kernel builds get the kernel's own helpers;
- * userspace gets equivalents with the same names and semantics.
+ * pure.h: what the "pure" files may use, so that they build both in the
+ * module and in userspace (tools, unit tests, fuzzers). They are the
+ * format's encoders and validators (sb.c, bkey.c, bset.c, jset.c, pset.c,
+ * bdev_table.c) and the decisions that need no kernel state (mark.c,
+ * bypass.c, stats.c, wb_rate.c, evict.c); tests/unit/Makefile builds the
+ * same list. Kernel builds get the kernel's own helpers; userspace gets
+ * equivalents with the same names and semantics.
  *
  * hc_crc32c(crc, p, len) is the raw CRC-32C update: it neither seeds nor
  * inverts, exactly like the kernel's crc32c(). A standard CRC-32C is

@@ -644,7 +644,7 @@ static void hc_promote_collided(struct hc_promote *p)
 	hc_count(p->b, p->c, HC_STAT_MISS_COLLISIONS, 1);
 }
 
-/* What hc_alloc_data() may do when the open bucket has not room enough. */
+/* What hc_cache_space() may do when the open bucket has not room enough. */
 enum hc_open {
 	HC_OPEN_NOIO,	/* open the next bucket, unless that needs I/O */
 	HC_OPEN_ANY,	/* open the next bucket, refilling if need be */
@@ -656,15 +656,16 @@ enum hc_open {
  * opening a new bucket takes it for writing, and may wait for a refill's
  * I/O: -EAGAIN then, with HC_OPEN_NOIO.
  */
-static int hc_alloc_data(struct hc_cache_set *c, u32 want, bool whole,
-			 enum hc_open open, u8 *gen, u64 *offset, u32 *got)
+static int hc_cache_space(struct hc_cache_set *c, u32 want, bool whole,
+			  enum hc_open open, u8 *gen, u64 *offset, u32 *got)
 {
 	u32 align = c->block_size >> SECTOR_SHIFT;
 	int ret;
 
 	down_read(&c->meta_lock);
 	ret = c->meta_failed ? -EIO :
-	      hc_data_alloc_io(c, want, align, whole, false, gen, offset, got);
+	      hc_open_bucket_take(c, want, align, whole, false, gen, offset,
+				  got);
 	up_read(&c->meta_lock);
 	if (ret != -EAGAIN)
 		return ret;
@@ -674,8 +675,8 @@ static int hc_alloc_data(struct hc_cache_set *c, u32 want, bool whole,
 	else if (open == HC_OPEN_NOIO && hc_data_open_needs_io(c))
 		ret = -EAGAIN;
 	else
-		ret = hc_data_alloc_io(c, want, align, whole, true, gen, offset,
-				       got);
+		ret = hc_open_bucket_take(c, want, align, whole, true, gen,
+					  offset, got);
 	up_write(&c->meta_lock);
 	return ret;
 }
@@ -768,8 +769,8 @@ static void hc_promote_write(struct hc_promote *p)
 		hc_promote_free(p);
 		return;
 	}
-	if (hc_alloc_data(c, p->key.size, true, HC_OPEN_ANY, &gen, &offset,
-			  &got)) {
+	if (hc_cache_space(c, p->key.size, true, HC_OPEN_ANY, &gen, &offset,
+			   &got)) {
 		hc_promote_free(p);	/* No room: the data stays uncached. */
 		return;
 	}
@@ -1480,8 +1481,8 @@ static int hc_write_alloc(struct hc_request *req, enum hc_open open)
 		pos = f->start + f->sectors;
 	}
 	while (pos < req->track.end) {
-		ret = hc_alloc_data(c, req->track.end - pos, false, open,
-				    &gen, &offset, &got);
+		ret = hc_cache_space(c, req->track.end - pos, false, open,
+				     &gen, &offset, &got);
 		if (ret)
 			break;
 		f = hc_frag_alloc(req, c->bdev, pos, got);
