@@ -14,7 +14,7 @@
 #   make bench-profile   where hcache's time goes in bench workload a, b, c, d or e
 #                        (WORKLOAD=, KERNEL=, MODE=, ADMIT=, SYSTEM=)
 #   make bench-pair      workload c on hcache and dm-writecache in turns
-#                        (KERNEL=, ROUNDS=)
+#                        (KERNEL=, ROUNDS=, WORKLOAD=h for h)
 #   make install         install the module, tools, rules and man pages
 #
 # KDIR=<kernel build dir> builds for that kernel. Without it: the running
@@ -105,7 +105,7 @@ bench-profile: deps
 # times (default 4): a write-path change against c's bar in 4 minutes.
 bench-pair: deps
 	$(MAKE) modules tools
-	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" ./tests/bench/pair.sh
+	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" WORKLOAD="$(WORKLOAD)" ./tests/bench/pair.sh
 
 install: all
 	./scripts/install.sh install "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" $(KDIRS)

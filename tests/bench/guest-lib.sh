@@ -5,13 +5,18 @@
 # settings from the kernel command line, the device model, and the disks and
 # dm-writecache as make bench builds them.
 
-# fio's arguments for bench workload c (4 KiB random writes over 64 MiB)
-# and d (random reads of what c wrote), for make bench and the tools that
-# repeat them.
+# fio's arguments for bench workload c (4 KiB random writes over 64 MiB),
+# d (random reads of what c wrote) and h (4 KiB random writes over another
+# 64 MiB, one at a time, each followed by an fsync: a database's commits),
+# for make bench and the tools that repeat them. h's --iodepth=1 comes
+# after the tools' own --iodepth.
 # shellcheck disable=SC2034 # used by the scripts that source this
 BENCH_JOB_C=(--rw=randwrite --norandommap --offset=128m --size=64m)
 # shellcheck disable=SC2034
 BENCH_JOB_D=(--rw=randread --norandommap --offset=128m --size=64m)
+# shellcheck disable=SC2034
+BENCH_JOB_H=(--rw=randwrite --norandommap --offset=256m --size=64m
+	--iodepth=1 --fsync=1)
 
 # bench_arg NAME DEFAULT: hcbench.NAME=VALUE from the kernel command line
 # (the host passes its settings that way), or DEFAULT.

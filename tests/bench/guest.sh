@@ -34,6 +34,8 @@
 #   c  4 KiB random writes over 64 MiB
 #   d  random reads of what c wrote
 #   e  mkfs.ext4 -F -q -E nodiscard on the whole device, five times, timed
+#   h  4 KiB random writes over another 64 MiB, iodepth 1, an fsync after
+#      each (a database's commits)
 #
 # Output in $HC_RESULTS: systems.tsv (what was set up, or why not), runs.tsv
 # (one line per measurement), fio/*.json, fio/*_iops.*.log, env.txt,
@@ -522,6 +524,14 @@ for run in 1 2 3; do
 	done
 done
 counters d
+hc_log "== h: 4k random writes, iodepth 1, fsync after each"
+for run in 1 2 3; do
+	for s in $(order $run "${WRITES[@]}"); do
+		job h "$s" $run "${BENCH_JOB_H[@]}" \
+			--time_based --runtime="$BENCH_RUNTIME" --randseed=$((5000 + run))
+	done
+done
+counters h
 
 # ---- e: mkfs.ext4 five times ---------------------------------------------
 hc_log "== e: mkfs.ext4 -E nodiscard, five times"

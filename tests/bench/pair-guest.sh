@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench-pair, the guest half (run by tests/bench/pair.sh through
 # tests/vm/run-test.sh): bench workload c (4 KiB random writes over 64 MiB,
-# iodepth 32, 10 s) on hcache and on dm-writecache, in turns, in one guest,
-# hcbench.rounds times (default 4). Both are set up as tests/bench/guest.sh
+# iodepth 32, 10 s), or h with hcbench.workload=h (4 KiB random writes over
+# another 64 MiB, iodepth 1, an fsync after each, 10 s), on hcache and on
+# dm-writecache, in turns, in one guest, hcbench.rounds times (default 4). Both are set up as tests/bench/guest.sh
 # sets them up, each on its own pair of null_blk disks: hcache in
 # writeback, 64 KiB buckets, second_access; dm-writecache in ssd mode with
 # 4 KiB blocks. Under TCG the host's speed drifts by tens of percent from
@@ -25,7 +26,13 @@
 . "$HC_ROOT/tests/bench/guest-lib.sh"
 
 ROUNDS=$(bench_arg rounds 4)
+WL=$(bench_arg workload c)
 R=$HC_RESULTS
+case $WL in
+c) job=("${BENCH_JOB_C[@]}") seed=3000 ;;
+h) job=("${BENCH_JOB_H[@]}") seed=5000 ;;
+*) hc_fail "hcbench.workload=$WL: c or h" ;;
+esac
 
 bench_disks
 IO_CACHE_ATTRS=$BENCH_CACHE_ATTRS IO_BACK_ATTRS=$BENCH_BACK_ATTRS \
@@ -57,9 +64,9 @@ for round in $(seq "$ROUNDS"); do
 		esac
 		read -r cr0 cw0 bw0 in0 cx0 < <(counts "$cdev" "$bdev")
 		read -r bf0 gr0 gm0 < <(hc_counts)
-		fio --name="c-$sys-$round" --filename="$dev" --direct=1 --ioengine=libaio \
-			--bs=4k --iodepth=32 "${BENCH_JOB_C[@]}" --runtime=10 --time_based \
-			--randseed=$((3000 + round)) \
+		fio --name="$WL-$sys-$round" --filename="$dev" --direct=1 --ioengine=libaio \
+			--bs=4k --iodepth=32 "${job[@]}" --runtime=10 --time_based \
+			--randseed=$((seed + round)) \
 			--output-format=terse --output=/tmp/fio.terse || hc_fail "fio on $sys failed"
 		read -r cr1 cw1 bw1 in1 cx1 < <(counts "$cdev" "$bdev")
 		read -r bf1 gr1 gm1 < <(hc_counts)

@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/bench/pair.sh: make bench-pair. One QEMU guest runs
-# tests/bench/pair-guest.sh: bench workload c on hcache and dm-writecache
-# in turns, ROUNDS times (default 4), about 4 minutes; prints each run and
-# the ratio of the medians. For checking a change to the write path
-# against the system that sets c's bar, without the 40 minutes of make
-# bench. Results in bench-results/<date>-<kernel>-pair-c/.
+# tests/bench/pair-guest.sh: bench workload c (or h) on hcache and
+# dm-writecache in turns, ROUNDS times (default 4), about 4 minutes; prints
+# each run and the ratio of the medians. For checking a change to the
+# write path against the system that sets c's bar, without the 40 minutes
+# of make bench. Results in bench-results/<date>-<kernel>-pair-<workload>/.
 #
 # Environment:
 #   KERNEL=RELEASE   a kernel release or its prefix (default: the newest
 #                    installed 6.12)
 #   ROUNDS=N         runs of each system (default 4)
+#   WORKLOAD=c|h     c (default): 4 KiB random writes, iodepth 32; h: 4 KiB
+#                    random writes, iodepth 1, an fsync after each
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,12 +21,14 @@ tool=bench-pair
 . tests/bench/host-lib.sh
 rounds=${ROUNDS:-4}
 case $rounds in '' | *[!0-9]* | 0) echo "bench-pair: ROUNDS=$rounds: a number of runs" >&2; exit 1 ;; esac
+wl=${WORKLOAD:-c}
+case $wl in c | h) ;; *) echo "bench-pair: WORKLOAD=$wl: c or h" >&2; exit 1 ;; esac
 bench_kernel
-res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-pair-c
+res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-pair-$wl
 work=$top/build/bench-pair/$k
 mkdir -p "$res" "$(dirname "$work")"
-echo "bench-pair: $k, workload c, hcache and dm-writecache in turns, $rounds rounds"
-HC_APPEND="${HC_APPEND:-} hcbench.rounds=$rounds" \
+echo "bench-pair: $k, workload $wl, hcache and dm-writecache in turns, $rounds rounds"
+HC_APPEND="${HC_APPEND:-} hcbench.rounds=$rounds hcbench.workload=$wl" \
 	tests/vm/run-test.sh "$k" tests/bench/pair-guest.sh "$work"
 rc=$?
 bench_collect $rc "$work" "$res"

@@ -194,7 +194,9 @@ def main():
 
     for wl, title, systems in (("b", "b. cold uniform reads (median of 3)", reads),
                                ("c", "c. 4k random writes, writeback (median of 3)", writes),
-                               ("d", "d. reading back c (median of 3)", writes)):
+                               ("d", "d. reading back c (median of 3)", writes),
+                               ("h", "h. 4k random writes, iodepth 1, fsync each (median of 3)",
+                                writes)):
         vals = {}
         for s in systems:
             if run.up(s):
