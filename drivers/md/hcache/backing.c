@@ -52,6 +52,9 @@ static void hc_passthrough_endio(struct bio *clone)
 	struct hc_backing *b = pt->b;
 
 	orig->bi_status = clone->bi_status;
+	/* Counted before it ends: a flush after it must flush the device. */
+	if (!clone->bi_status && op_is_write(bio_op(clone)))
+		atomic64_inc(&b->fg_written);
 	bio_end_io_acct(orig, pt->start);
 	bio_put(clone);
 	bio_endio(orig);

@@ -30,7 +30,7 @@ enum hc_delay_point {
 	HC_DELAY_PROMOTE_TRACK,
 	/* a detach has drained the requests in flight, not yet decided */
 	HC_DELAY_DETACH_DRAINED,
-	/* a flush has flushed the backing device, not yet the journal */
+	/* a flush is past the backing device's flush, not yet the journal */
 	HC_DELAY_FLUSH_BACKING,
 	/* a write whose cache half failed is about to go around the cache */
 	HC_DELAY_WRITE_FALLBACK,

@@ -455,6 +455,11 @@ struct hc_writeback {
  * @bio_set: clones of the bios sent to @disk
  * @inflight: a reference per bio in flight while running
  * @inflight_done: completed when @inflight drops to zero after being killed
+ * @fg_written: writes to @bdev on behalf of @disk's users (passed through,
+ *	around the cache, or through it) completed so far
+ * @fg_flushed: @fg_written as it was before the last flush of @bdev that
+ *	a user's flush issued and that succeeded: a user's flush needs to
+ *	flush @bdev only while the two differ (hc_flush())
  * @stop_work: runs a stop asked for through sysfs
  * @set: the cache set it is attached to, or NULL; hc_register_lock
  * @id: its id in @set's table of backing devices, 0 if not attached
@@ -500,6 +505,8 @@ struct hc_backing {
 	struct bio_set		bio_set;
 	struct percpu_ref	inflight;
 	struct completion	inflight_done;
+	atomic64_t		fg_written;
+	atomic64_t		fg_flushed;
 	struct work_struct	stop_work;
 
 	struct hc_cache_set	*set;

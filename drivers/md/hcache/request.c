@@ -1130,8 +1130,10 @@ static void hc_sync_endio(struct bio *bio)
 	struct hc_request *req = f->req;
 
 	/* Data on the backing device a clean key may vouch for: flushed first. */
-	if (!f->ptr && !bio->bi_status && op_is_write(bio_op(bio)))
+	if (!f->ptr && !bio->bi_status && op_is_write(bio_op(bio))) {
 		atomic64_inc(&req->c->backing_written);
+		atomic64_inc(&req->b->fg_written);
+	}
 	hc_write_frag_status(f);
 	if (atomic_dec_and_test(&req->remaining))
 		complete(&req->done);
@@ -1399,18 +1401,30 @@ static void hc_write_around(struct hc_request *req, bool fua, bool written)
  * there now), or already written; the journal write's PREFLUSH flushes
  * the cache device's data under them. The backing device is flushed
  * first, so that a clean key (writethrough) is never durable before the
- * data it says the backing device holds. A set that can no longer write
- * its metadata, or a key that could not go in, fails the flush: the
- * writes it covers are not durable.
+ * data it says the backing device holds, and so that writes passed to it
+ * are durable; but only if a write to it completed since its last flush
+ * that succeeded (fg_written): in writeback mode a flush then costs the
+ * cache device's journal write alone, not a flush of a slow disk. A set
+ * that can no longer write its metadata, or a key that could not go in,
+ * fails the flush: the writes it covers are not durable.
  */
 static int hc_flush(struct hc_request *req)
 {
+	struct hc_backing *b = req->b;
 	struct hc_cache_set *c = req->c;
+	s64 written = atomic64_read(&b->fg_written);
+	s64 flushed = atomic64_read(&b->fg_flushed);
 	int ret;
 
-	ret = blkdev_issue_flush(req->b->bdev);
-	if (ret)
-		return ret;
+	if (written != flushed) {
+		ret = blkdev_issue_flush(b->bdev);
+		if (ret)
+			return ret;
+		/* Only forward: a flush that sampled less may end later. */
+		while (flushed < written &&
+		       !atomic64_try_cmpxchg(&b->fg_flushed, &flushed, written))
+			;
+	}
 	hc_debug_delay(HC_DELAY_FLUSH_BACKING);
 	hc_meta_lock_write(c);
 	ret = hc_write_drain_locked(c);
@@ -1567,9 +1581,12 @@ static void hc_write_endio(struct bio *bio)
 	struct hc_request *req = f->req;
 
 	/* Counted before the key goes in: metadata then flushes it first. */
-	if (!bio->bi_status)
-		atomic64_inc(f->ptr ? &req->c->data_written :
-			      &req->c->backing_written);
+	if (!bio->bi_status && f->ptr) {
+		atomic64_inc(&req->c->data_written);
+	} else if (!bio->bi_status) {
+		atomic64_inc(&req->c->backing_written);
+		atomic64_inc(&req->b->fg_written);
+	}
 	hc_write_frag_status(f);
 	if (atomic_dec_and_test(&req->remaining))
 		hc_write_io_done(req);

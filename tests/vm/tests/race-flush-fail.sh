@@ -1,5 +1,5 @@
 # A flush that lies (data-safety path 4). A PREFLUSH on hcache0 flushes
-# the backing device, inserts the keys of every cached write done so far
+# the backing device (when a write reached it since), inserts the keys of every cached write done so far
 # and writes the journal, so that every write completed before it is
 # durable. If the cache set fails in between (its metadata can no longer
 # be written), the journal holding those keys is never written: the flush
