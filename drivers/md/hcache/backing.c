@@ -119,6 +119,13 @@ struct hc_backing *hc_backing_alloc(void)
 
 	if (!b)
 		return NULL;
+	/*
+	 * Unflushed from the start: writes through an earlier instance of
+	 * the device (stopped in passthrough, which does not flush it) may
+	 * still be in its volatile cache, and the first flush must cover
+	 * them.
+	 */
+	atomic64_set(&b->fg_written, 1);
 	b->sb_buf = alloc_page(GFP_KERNEL);
 	if (!b->sb_buf) {
 		kfree(b);

@@ -456,7 +456,8 @@ struct hc_writeback {
  * @inflight: a reference per bio in flight while running
  * @inflight_done: completed when @inflight drops to zero after being killed
  * @fg_written: writes to @bdev on behalf of @disk's users (passed through,
- *	around the cache, or through it) completed so far
+ *	around the cache, or through it) completed so far, plus one: what
+ *	came before this instance is unflushed until its first flush
  * @fg_flushed: @fg_written as it was before the last flush of @bdev that
  *	a user's flush issued and that succeeded: a user's flush needs to
  *	flush @bdev only while the two differ (hc_flush())
