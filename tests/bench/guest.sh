@@ -507,31 +507,26 @@ for s in hcache bcache; do
 done
 counters f
 
-# ---- c: random writes, d: reading them back --------------------------------
+# ---- c: random writes, d: reading them back, h: commits ------------------
+# write_runs WL SEED FIO_ARG...: WL three times on every write system, the
+# order rotated each run, fio's seed SEED + run; then its counters.
+write_runs() {
+	local wl=$1 seed=$2 run s
+	shift 2
+	for run in 1 2 3; do
+		for s in $(order $run "${WRITES[@]}"); do
+			job "$wl" "$s" $run "$@" --time_based \
+				--runtime="$BENCH_RUNTIME" --randseed=$((seed + run))
+		done
+	done
+	counters "$wl"
+}
 hc_log "== c: 4k random writes over 64 MiB"
-for run in 1 2 3; do
-	for s in $(order $run "${WRITES[@]}"); do
-		job c "$s" $run "${BENCH_JOB_C[@]}" \
-			--time_based --runtime="$BENCH_RUNTIME" --randseed=$((3000 + run))
-	done
-done
-counters c
+write_runs c 3000 "${BENCH_JOB_C[@]}"
 hc_log "== d: reading back what c wrote"
-for run in 1 2 3; do
-	for s in $(order $run "${WRITES[@]}"); do
-		job d "$s" $run "${BENCH_JOB_D[@]}" \
-			--time_based --runtime="$BENCH_RUNTIME" --randseed=$((4000 + run))
-	done
-done
-counters d
+write_runs d 4000 "${BENCH_JOB_D[@]}"
 hc_log "== h: 4k random writes, iodepth 1, fsync after each"
-for run in 1 2 3; do
-	for s in $(order $run "${WRITES[@]}"); do
-		job h "$s" $run "${BENCH_JOB_H[@]}" \
-			--time_based --runtime="$BENCH_RUNTIME" --randseed=$((5000 + run))
-	done
-done
-counters h
+write_runs h 5000 "${BENCH_JOB_H[@]}"
 
 # ---- e: mkfs.ext4 five times ---------------------------------------------
 hc_log "== e: mkfs.ext4 -E nodiscard, five times"

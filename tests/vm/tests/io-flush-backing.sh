@@ -48,6 +48,15 @@ os.fdatasync(fd)
 os.close(fd)' /dev/$dev || hc_fail "fdatasync of $dev failed"
 }
 
+# sync_flushes: an fdatasync of hcache0 alone; prints how many flushes
+# the backing device did meanwhile.
+sync_flushes() {
+	local b0
+	b0=$(flushes "$IO_BDEV")
+	sync_only
+	echo $(( $(flushes "$IO_BDEV") - b0 ))
+}
+
 [ "$(flushes "$IO_BDEV")" != "" ] || hc_fail "no flush count in $IO_BDEV's stat"
 
 io_mode $dev writeback
@@ -59,10 +68,10 @@ c0=$(flushes "$IO_CDEV")
 for ((i = 1; i <= 20; i++)); do
 	put $((i * 7)) sync
 done
-b=$(( $(flushes "$IO_BDEV") - b0 ))
+bf=$(( $(flushes "$IO_BDEV") - b0 ))
 c=$(( $(flushes "$IO_CDEV") - c0 ))
-hc_log "writeback: 20 write+fdatasync: backing flushes $b, cache flushes $c"
-[ "$b" = 0 ] || hc_fail "writeback: 20 fdatasyncs of cached writes flushed the backing device $b times"
+hc_log "writeback: 20 write+fdatasync: backing flushes $bf, cache flushes $c"
+[ "$bf" = 0 ] || hc_fail "writeback: 20 fdatasyncs of cached writes flushed the backing device $bf times"
 [ "$c" -ge 20 ] || hc_fail "writeback: 20 fdatasyncs flushed the cache device only $c times"
 
 hc_write "$sys/writeback_running" 1
@@ -75,24 +84,20 @@ b0=$(flushes "$IO_BDEV")
 for ((i = 0; i < 5; i++)); do
 	put $((1000 + i * 3)) sync
 done
-b=$(( $(flushes "$IO_BDEV") - b0 ))
-hc_log "writearound: 5 write+fdatasync on blocks never cached: backing flushes $b"
-[ "$b" -ge 5 ] || hc_fail "writearound: 5 fdatasyncs after writes to the backing device flushed it $b times"
+bf=$(( $(flushes "$IO_BDEV") - b0 ))
+hc_log "writearound: 5 write+fdatasync on blocks never cached: backing flushes $bf"
+[ "$bf" -ge 5 ] || hc_fail "writearound: 5 fdatasyncs after writes to the backing device flushed it $bf times"
 
 io_mode $dev none
 put 2000
 io_mode $dev writeback
 io_settle
-b0=$(flushes "$IO_BDEV")
-sync_only
-b=$(( $(flushes "$IO_BDEV") - b0 ))
-hc_log "a write in mode none, then an fdatasync in writeback: backing flushes $b"
-[ "$b" -ge 1 ] || hc_fail "an fdatasync after a write passed through in mode none did not flush the backing device"
-b0=$(flushes "$IO_BDEV")
-sync_only
-b=$(( $(flushes "$IO_BDEV") - b0 ))
-hc_log "and a second fdatasync: backing flushes $b"
-[ "$b" = 0 ] || hc_fail "a second fdatasync with nothing written flushed the backing device $b times"
+bf=$(sync_flushes)
+hc_log "a write in mode none, then an fdatasync in writeback: backing flushes $bf"
+[ "$bf" -ge 1 ] || hc_fail "an fdatasync after a write passed through in mode none did not flush the backing device"
+bf=$(sync_flushes)
+hc_log "and a second fdatasync: backing flushes $bf"
+[ "$bf" = 0 ] || hc_fail "a second fdatasync with nothing written flushed the backing device $bf times"
 io_check
 
 hc_write "$sys/detach" 1
@@ -103,9 +108,7 @@ hc_write "$sys/attach" "$IO_UUID"
 hc_wait io_attached $dev
 io_mode $dev writeback
 io_settle
-b0=$(flushes "$IO_BDEV")
-sync_only
-b=$(( $(flushes "$IO_BDEV") - b0 ))
-hc_log "a write while detached, then an fdatasync attached: backing flushes $b"
-[ "$b" -ge 1 ] || hc_fail "an fdatasync after a write passed through while detached did not flush the backing device"
+bf=$(sync_flushes)
+hc_log "a write while detached, then an fdatasync attached: backing flushes $bf"
+[ "$bf" -ge 1 ] || hc_fail "an fdatasync after a write passed through while detached did not flush the backing device"
 io_check
