@@ -1124,16 +1124,25 @@ static void hc_write_frag_status(struct hc_frag *f)
 	}
 }
 
+/*
+ * A write on behalf of a user reached the backing device: a clean key
+ * may vouch for its data, so metadata writes flush the backing devices
+ * first (backing_written), and the user's next flush flushes this one
+ * (fg_written, hc_flush()). Called before the user's bio can end.
+ */
+static void hc_backing_write_done(struct hc_request *req)
+{
+	atomic64_inc(&req->c->backing_written);
+	atomic64_inc(&req->b->fg_written);
+}
+
 static void hc_sync_endio(struct bio *bio)
 {
 	struct hc_frag *f = container_of(bio, struct hc_frag, bio);
 	struct hc_request *req = f->req;
 
-	/* Data on the backing device a clean key may vouch for: flushed first. */
-	if (!f->ptr && !bio->bi_status && op_is_write(bio_op(bio))) {
-		atomic64_inc(&req->c->backing_written);
-		atomic64_inc(&req->b->fg_written);
-	}
+	if (!f->ptr && !bio->bi_status && op_is_write(bio_op(bio)))
+		hc_backing_write_done(req);
 	hc_write_frag_status(f);
 	if (atomic_dec_and_test(&req->remaining))
 		complete(&req->done);
@@ -1581,12 +1590,10 @@ static void hc_write_endio(struct bio *bio)
 	struct hc_request *req = f->req;
 
 	/* Counted before the key goes in: metadata then flushes it first. */
-	if (!bio->bi_status && f->ptr) {
+	if (!bio->bi_status && f->ptr)
 		atomic64_inc(&req->c->data_written);
-	} else if (!bio->bi_status) {
-		atomic64_inc(&req->c->backing_written);
-		atomic64_inc(&req->b->fg_written);
-	}
+	else if (!bio->bi_status)
+		hc_backing_write_done(req);
 	hc_write_frag_status(f);
 	if (atomic_dec_and_test(&req->remaining))
 		hc_write_io_done(req);
