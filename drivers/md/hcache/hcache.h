@@ -697,10 +697,11 @@ enum hc_fail_reason {
  * Protected by @meta_lock: held for reading by lookups, for writing by
  * every change to the btree, the journal, the buckets and the free lists,
  * and across every metadata write (for reading only, downgraded from
- * writing, by hc_journal_write_unlock()'s journal write). One lock for all metadata keeps the
- * ordering rules of the design simple to check. Data allocations take it
- * too (hc_open_bucket_take()), so a write can queue behind metadata I/O; a
- * separate allocation lock is the next step if that shows in profiles.
+ * writing, by hc_journal_write_unlock()'s journal write). One lock for
+ * all metadata keeps the ordering rules of the design simple to check.
+ * Data allocations take it too (hc_open_bucket_take()): for reading to
+ * carve the open bucket, with @alloc_lock, and for writing to open the
+ * next one, so a write can queue behind metadata I/O.
  * A bucket's gen is also read without it, by completing reads
  * (READ_ONCE; refills bump it with WRITE_ONCE).
  *
