@@ -4,12 +4,13 @@
 # tests/vm/run-test.sh): bench workload c (4 KiB random writes over 64 MiB,
 # iodepth 32, 10 s), or h with hcbench.workload=h (4 KiB random writes over
 # another 64 MiB, iodepth 1, an fsync after each, 10 s), on hcache and on
-# dm-writecache, in turns, in one guest, hcbench.rounds times (default 4). Both are set up as tests/bench/guest.sh
-# sets them up, each on its own pair of null_blk disks: hcache in
-# writeback, 64 KiB buckets, second_access; dm-writecache in ssd mode with
-# 4 KiB blocks. Under TCG the host's speed drifts by tens of percent from
-# minute to minute, and more between guests; runs next to each other in
-# one guest are what can be compared.
+# dm-writecache, in turns, in one guest, hcbench.rounds times (default 4).
+# Both are set up as tests/bench/guest.sh sets them up, each on its own
+# pair of null_blk disks: hcache in writeback, 64 KiB buckets,
+# second_access; dm-writecache in ssd mode with 4 KiB blocks. Under TCG
+# the host's speed drifts by tens of percent from minute to minute, and
+# more between guests; runs next to each other in one guest are what can
+# be compared.
 #
 # Output in $HC_RESULTS/pair.txt, one line per run: system (hcache or
 # dmwc), round, IOPS, then per write the requests its cache disk read and

@@ -9,9 +9,8 @@
 # - writearound, on blocks never cached (so no journal write, which would
 #   flush the backing device on its own): 5 such write+fdatasync pairs
 #   flush it at least 5 times;
-# - mode none, then writeback: a write passed straight to the backing
-#   device in mode none, then an fdatasync in writeback, flushes it once
-#   (the passed-through write counts too);
+# - mode none, then writeback: a write sent around the cache in mode
+#   none, then an fdatasync in writeback, flushes it once;
 # - a write+fdatasync that reached the backing device, then fdatasync
 #   alone: the second flushes it no more;
 # - detached, a write (passed through, with no cache set to count it);
@@ -94,7 +93,7 @@ io_mode $dev writeback
 io_settle
 bf=$(sync_flushes)
 hc_log "a write in mode none, then an fdatasync in writeback: backing flushes $bf"
-[ "$bf" -ge 1 ] || hc_fail "an fdatasync after a write passed through in mode none did not flush the backing device"
+[ "$bf" -ge 1 ] || hc_fail "an fdatasync after a write sent around the cache in mode none did not flush the backing device"
 bf=$(sync_flushes)
 hc_log "and a second fdatasync: backing flushes $bf"
 [ "$bf" = 0 ] || hc_fail "a second fdatasync with nothing written flushed the backing device $bf times"
