@@ -184,6 +184,13 @@ dmwc_setup
 	echo "kernel $HC_KVER"
 	echo "date $(date -u +%FT%TZ)"
 	echo "cpus $(nproc)"
+	echo "cpu_model $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	# The crc32c driver hcache's checksums run on: of those registered,
+	# the one of highest priority that a user holds (refcnt above 1).
+	echo "crc32c $(awk -F' *: ' '$1 == "name" { n = $2 } $1 == "driver" { d = $2 }
+		$1 == "priority" { p = $2 }
+		$1 == "refcnt" && n == "crc32c" && $2 > 1 { print p, d }' /proc/crypto |
+		sort -n | tail -1 | cut -d' ' -f2)"
 	echo "memory_kib $(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
 	echo "back_mib $BENCH_BACK_MIB"
 	echo "back_nsec $BENCH_BACK_NSEC"

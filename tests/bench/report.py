@@ -327,11 +327,13 @@ def main():
              " instruction, idle time skipped), so figures do not move with the host's load"
              if run.env.get("clock") == "icount" else
              "the guest's clock the host's, so figures move with the host's load")
-    w("Command: `make bench` (`tests/bench/run.sh`). One QEMU/TCG guest, %s CPU, %s MiB, %s;"
+    w("Command: `make bench` (`tests/bench/run.sh`). One QEMU/TCG guest, %s CPU (%s; crc32c: %s),"
+      " %s MiB, %s;"
       " backing disks null_blk %s MiB at %.1f ms a request, cache disks %s MiB at %.0f us;"
       " fio %s, 4 KiB, iodepth %s, %s s a run (f: iodepth 8, 32 MiB). Under TCG every I/O"
       " costs CPU time: compare ratios within this run, never absolute figures."
-      % (run.env.get("cpus", "?"), int(run.env.get("memory_kib", "0")) // 1024, clock,
+      % (run.env.get("cpus", "?"), run.env.get("cpu_model", "?"), run.env.get("crc32c") or "?",
+         int(run.env.get("memory_kib", "0")) // 1024, clock,
          run.env.get("back_mib", "?"), int(run.env.get("back_nsec", "0")) / 1e6,
          run.env.get("cache_mib", "?"), int(run.env.get("cache_nsec", "0")) / 1e3,
          run.env.get("fio", "?"), run.env.get("iodepth", "?"), run.env.get("runtime", "?")))
