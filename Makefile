@@ -15,6 +15,8 @@
 #                        (WORKLOAD=, KERNEL=, MODE=, ADMIT=, SYSTEM=)
 #   make bench-pair      workload c on hcache and dm-writecache in turns
 #                        (KERNEL=, ROUNDS=, WORKLOAD=h for h)
+#   make bench-scale     cache hits with 1 and 2 fio jobs on 2 guest CPUs:
+#                        does hcache scale as the raw disk does (KERNEL=, ROUNDS=)
 #   make install         install the module, tools, rules and man pages
 #
 # KDIR=<kernel build dir> builds for that kernel. Without it: the running
@@ -38,7 +40,7 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-.PHONY: all modules tools deps check check-long check-debug unit demo bench bench-profile bench-pair install uninstall clean help
+.PHONY: all modules tools deps check check-long check-debug unit demo bench bench-profile bench-pair bench-scale install uninstall clean help
 
 all: modules tools
 
@@ -106,6 +108,13 @@ bench-profile: deps
 bench-pair: deps
 	$(MAKE) modules tools
 	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" WORKLOAD="$(WORKLOAD)" ./tests/bench/pair.sh
+
+# Cache hits with one fio job and then two on a two-CPU guest under
+# multi-threaded TCG, on the host's clock: hcache, bcache and the raw cache
+# disk, ROUNDS times (default 5). Wants an otherwise idle host.
+bench-scale: deps
+	$(MAKE) modules tools
+	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" ./tests/bench/scale.sh
 
 install: all
 	./scripts/install.sh install "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" $(KDIRS)

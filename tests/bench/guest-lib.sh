@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Sourced by every bench guest half (guest.sh for make bench,
-# profile-guest.sh, pair-guest.sh), after tests/vm/io-lib.sh: their
+# profile-guest.sh, pair-guest.sh, scale-guest.sh), and by vm/io-mkfs for
+# bench_mkfs_local, after tests/vm/io-lib.sh: their
 # settings from the kernel command line, the device model, and the disks and
 # dm-writecache as make bench builds them.
 

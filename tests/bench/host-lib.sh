@@ -22,12 +22,17 @@ host) HC_CLOCK=host ;;
 *) echo "$tool: BENCH_CLOCK=$BENCH_CLOCK: icount or host" >&2; exit 1 ;;
 esac
 
-# bench_kernel: k, the newest installed kernel matching $KERNEL (a release
-# or its prefix, default 6.12) with a built module; exits if none.
+# bench_kernel: k, the newest installed kernel matching $KERNEL (a release,
+# or its prefix up to a dot, dash or plus: 6.1 is 6.1.0-57-amd64, never
+# 6.12.x; default 6.12) with a built module; exits if none.
 bench_kernel() {
-	local b
+	local b want=${KERNEL:-6.12}
 	k=
-	for b in /lib/modules/"${KERNEL:-6.12}"*/build; do
+	for b in /lib/modules/*/build; do
+		case $(basename "$(dirname "$b")") in
+		"$want" | "$want".* | "$want"-* | "$want"+*) ;;
+		*) continue ;;
+		esac
 		[ -e "$b" ] && k=$(printf '%s\n' "$k" "$(basename "$(dirname "$b")")" | sort -V | tail -n 1)
 	done
 	if [ -z "$k" ] || [ ! -f "/boot/vmlinuz-$k" ]; then
