@@ -46,6 +46,7 @@
 # Every case runs before the test fails, naming each that lost.
 # timeout: 420
 # expect-log: hcache: .*: cache set .*: (metadata )?write at (cache )?sector [0-9]+ failed: error -5
+# expect-log: hcache: .*: cache set .*: update failed half way; metadata writes stop until re-registration
 # expect-log: hcache: .*: cache set .* failed: its metadata can no longer be written
 # expect-log: hcache: .*:   (dirty sectors|[0-9]+ dirty ranges)
 # expect-log: hcache: .*: stopping: its failed cache set
