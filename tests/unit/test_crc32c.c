@@ -10,6 +10,8 @@
 #include "sb.h"
 #include "testlib.h"
 
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
 static u32 ref_crc32c(u32 crc, const u8 *p, size_t len)
 {
 	unsigned int k;
@@ -68,6 +70,38 @@ int main(void)
 			CHECK(hc_crc32c(~0U, big + off, len) ==
 			      ref_crc32c(~0U, big + off, len),
 			      "offset %zu length %zu", off, len);
+
+	/*
+	 * Zero extension against zeroes fed through: every length up to
+	 * 2 KiB, then powers of two and their neighbours up to 1 MiB, from
+	 * seeds that have every bit of the register in play.
+	 */
+	printf("hc_crc32c_zeros against zero bytes fed through\n");
+	{
+		static u8 zeros[1 << 20];
+		static const u32 seeds[] = { ~0U, 0, 1, 0x80000000U,
+					     0xe3069283U, 0x12345678U };
+		size_t s, n;
+
+		for (s = 0; s < ARRAY_LEN(seeds); s++) {
+			for (n = 0; n <= 2048; n++)
+				CHECK(hc_crc32c_zeros(seeds[s], n) ==
+				      hc_crc32c(seeds[s], zeros, n),
+				      "seed %#x, %zu zeroes", seeds[s], n);
+			for (n = 4096; n <= sizeof(zeros); n <<= 1) {
+				CHECK(hc_crc32c_zeros(seeds[s], n - 1) ==
+				      hc_crc32c(seeds[s], zeros, n - 1),
+				      "seed %#x, %zu zeroes", seeds[s], n - 1);
+				CHECK(hc_crc32c_zeros(seeds[s], n) ==
+				      hc_crc32c(seeds[s], zeros, n),
+				      "seed %#x, %zu zeroes", seeds[s], n);
+			}
+		}
+		/* After data, as a padded structure uses it. */
+		crc = hc_crc32c(~0U, big, 100);
+		CHECK(hc_crc32c_zeros(crc, 65436) ==
+		      hc_crc32c(crc, zeros, 65436), "100 bytes, then zeroes");
+	}
 
 	return hc_test_done("test_crc32c");
 }

@@ -101,9 +101,12 @@ static void base_encode(u8 *buf)
 	};
 	int ret;
 
+	u32 zero_from = SMALL;
+
 	base_b.next = BASE_FIRST;
 	memset(buf, 0xa5, SMALL);
-	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, SMALL);
+	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, SMALL,
+			     &zero_from);
 	CHECK(!ret, "base encode: %d", ret);
 }
 
@@ -166,6 +169,7 @@ static void test_chain(void)
 		u32 bytes = sizes[s], per = hc_pset_per_bucket(bytes);
 		u64 first = 0, sets = 0, seq = 1000 + s;
 		u64 *buf = malloc(bytes + 8);
+		u32 zero_from = bytes;	/* malloc's bytes: unknown */
 		bool ok = true;
 		int ret;
 
@@ -188,7 +192,7 @@ static void test_chain(void)
 			};
 
 			ret = hc_pset_encode(&w, SET_MAGIC, bk_get, &in, buf,
-					     bytes);
+					     bytes, &zero_from);
 			ok &= !ret;
 			ret = hc_pset_decode(buf, bytes, SET_MAGIC, nbuckets,
 					     first, bk_set, &out, &info, &err);
@@ -215,12 +219,56 @@ static void test_chain(void)
 	bk_free(&out);
 }
 
+/*
+ * One buffer reused with the offset encode gives back, as the module keeps
+ * it, against a fresh buffer full of garbage each time: byte for byte the
+ * same, through sets that grow, shrink and grow again.
+ */
+static void test_reuse(void)
+{
+	static const u32 nrs[] = { 52, 1, 30, 52, 7, 7, 0x10, 2 };
+	u64 reused[SMALL / 8], fresh[SMALL / 8];
+	u32 zero_from = 0, zf;
+	size_t i;
+	int ret;
+
+	printf("a reused buffer encodes as a fresh one\n");
+	memset(reused, 0, sizeof(reused));	/* zeroed: zero_from 0 */
+	for (i = 0; i < ARRAY_LEN(nrs); i++) {
+		struct hc_pset_info info = {
+			.seq = 40 + i, .first = 3 * i, .nr = nrs[i],
+			.next_bucket = i,
+		};
+
+		base_b.next = info.first;
+		ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b,
+				     reused, SMALL, &zero_from);
+		CHECK(!ret, "reused, set %zu: %d", i, ret);
+		CHECK(zero_from == sizeof(struct hc_pset_disk) +
+				   nrs[i] * sizeof(struct hc_bucket_disk),
+		      "zero_from %u after set %zu", zero_from, i);
+		memset(fresh, 0xa5, sizeof(fresh));
+		zf = SMALL;
+		base_b.next = info.first;
+		ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b,
+				     fresh, SMALL, &zf);
+		CHECK(!ret, "fresh, set %zu: %d", i, ret);
+		CHECK(!memcmp(reused, fresh, SMALL),
+		      "set %zu of %u records: reused buffer differs", i,
+		      nrs[i]);
+		CHECK(le32toh(((struct hc_pset_disk *)reused)->csum) ==
+		      hc_pset_csum((void *)reused, SMALL),
+		      "set %zu: not the checksum of the whole bucket", i);
+	}
+}
+
 static void test_encode_errors(void)
 {
 	struct hc_pset_info info = { .seq = 1, .first = 0, .nr = 52 };
 	u8 buf[SMALL];
 	u8 copy[SMALL];
 	const char *err;
+	u32 zf = SMALL;
 	int ret;
 
 	printf("encode -EINVAL leaves the bucket untouched\n");
@@ -229,21 +277,26 @@ static void test_encode_errors(void)
 	base_b.calls = 0;
 	base_b.next = 0;
 	info.nr = 53;
-	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, SMALL);
+	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, SMALL,
+			     &zf);
 	CHECK(ret == -EINVAL, "53 records in 256 bytes: %d", ret);
 	info.nr = 0;
-	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, SMALL);
+	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, SMALL,
+			     &zf);
 	CHECK(ret == -EINVAL, "0 records: %d", ret);
 	info.nr = 1;
-	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, 51);
+	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, 51,
+			     &zf);
 	CHECK(ret == -EINVAL, "1 record in 51 bytes: %d", ret);
-	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, 47);
+	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, 47,
+			     &zf);
 	CHECK(ret == -EINVAL, "a bucket smaller than the header: %d", ret);
-	CHECK(!memcmp(buf, copy, sizeof(buf)) && !base_b.calls,
-	      "-EINVAL wrote the bucket or called get");
+	CHECK(!memcmp(buf, copy, sizeof(buf)) && !base_b.calls && zf == SMALL,
+	      "-EINVAL wrote the bucket, called get or moved zero_from");
 
 	info.nr = 52;
-	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, SMALL);
+	ret = hc_pset_encode(&info, SET_MAGIC, bk_get, &base_b, buf, SMALL,
+			     &zf);
 	CHECK(!ret, "52 records in 256 bytes: %d", ret);
 	ret = hc_pset_decode(buf, SMALL, SET_MAGIC, NBUCKETS, 0, NULL, NULL,
 			     &info, &err);
@@ -412,6 +465,7 @@ int main(void)
 	test_per_bucket();
 	test_layout();
 	test_chain();
+	test_reuse();
 	test_encode_errors();
 	test_table();
 	test_rules_covered();

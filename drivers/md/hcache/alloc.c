@@ -74,7 +74,9 @@ int hc_alloc_init(struct hc_cache_set *c, bool fresh)
 	c->evict_cand = kvcalloc(c->refill_max, sizeof(*c->evict_cand),
 				 GFP_KERNEL);
 	c->prio_old = kvcalloc(c->prio_nr, sizeof(u64), GFP_KERNEL);
-	if (!c->refill_cand || !c->evict_cand || !c->prio_old)
+	c->prio_buf = kvzalloc(g->bucket_sectors << SECTOR_SHIFT, GFP_KERNEL);
+	c->prio_buf_zero_from = 0;
+	if (!c->refill_cand || !c->evict_cand || !c->prio_old || !c->prio_buf)
 		return -ENOMEM;
 	for (i = 0; i < g->nbuckets; i++) {
 		c->buckets[i].m.type = hc_bucket_fixed_type(g, i);
@@ -113,6 +115,7 @@ void hc_alloc_exit(struct hc_cache_set *c)
 	kvfree(c->refill_cand);
 	kvfree(c->evict_cand);
 	kvfree(c->prio_old);
+	kvfree(c->prio_buf);
 	kvfree(c->prio_chain);
 	vfree(c->buckets);
 }
@@ -278,12 +281,13 @@ static int hc_prio_write_to(struct hc_cache_set *c, const u64 *chain)
 		};
 
 		ret = hc_pset_encode(&info, c->set_magic, hc_prio_get, c,
-				     c->node_buf, bytes);
+				     c->prio_buf, bytes,
+				     &c->prio_buf_zero_from);
 		if (WARN_ON_ONCE(ret))
 			goto out_undo;
 		ret = hc_meta_io(c, REQ_OP_WRITE | REQ_META | REQ_FUA,
 				 hc_bucket_to_sector(g, chain[i]),
-				 c->node_buf, bytes);
+				 c->prio_buf, bytes);
 		if (ret)
 			goto out_undo;
 	}

@@ -725,6 +725,10 @@ enum hc_fail_reason {
  * @evict_cand: the replacement policy's heap, as large
  * @prio_old: the chain a prio write replaces, @prio_nr buckets; these
  *	three are allocated with the set, so a refill never fails for memory
+ * @prio_buf: a bucket's worth where prio writes encode each set, kept
+ *	for them alone, so that its tail stays zero and only the records
+ *	are written and checksummed byte by byte (hc_pset_encode())
+ * @prio_buf_zero_from: where @prio_buf's zeroes start
  * @refill_futile: the last refill found no bucket for data, and no live
  *	data went since: data allocations fail at once instead of writing
  *	the gen/prio chain and the journal for nothing
@@ -839,6 +843,8 @@ struct hc_cache_set {
 	u64			*refill_cand;
 	struct hc_evict_cand	*evict_cand;
 	u64			*prio_old;
+	void			*prio_buf;
+	u32			prio_buf_zero_from;
 	bool			refill_futile;
 
 	struct hc_journal	journal;

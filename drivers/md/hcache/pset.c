@@ -34,26 +34,41 @@ u32 hc_pset_csum(const struct hc_pset_disk *d, u32 bucket_bytes)
  * @priv: passed to @get
  * @buf: receives the whole bucket, 8-byte aligned
  * @bucket_bytes: bucket size in bytes
+ * @zero_from: in: @buf holds only zeroes from this offset to
+ *	 @bucket_bytes (@bucket_bytes when nothing is known of it); out:
+ *	 where they start now, the end of the records
  *
  * Writes the header, the records and zeroes up to @bucket_bytes, then the
- * checksum of it all. @info->first and @info->next_bucket are not checked
- * against the device.
+ * checksum of it all. A caller that keeps one buffer for its sets passes
+ * the offset the last encode gave back: the zeroes are then written, and
+ * checksummed byte by byte, only where records were before, and the rest
+ * of the checksum is worked out (hc_crc32c_zeros()). A set of 2048 buckets
+ * holds 8 KiB of a 1 MiB bucket. @info->first and @info->next_bucket are
+ * not checked against the device.
  *
  * Return: 0, or -EINVAL if @info->nr is 0 (a set nothing would read back)
- * or more than hc_pset_per_bucket(@bucket_bytes); then @buf is untouched
- * and @get was not called.
+ * or more than hc_pset_per_bucket(@bucket_bytes); then @buf and
+ * @zero_from are untouched and @get was not called.
  */
 int hc_pset_encode(const struct hc_pset_info *info, u64 set_magic,
 		   void (*get)(void *priv, u64 bucket, u8 *gen, u16 *prio),
-		   void *priv, void *buf, u32 bucket_bytes)
+		   void *priv, void *buf, u32 bucket_bytes, u32 *zero_from)
 {
+	static const u8 zero[4];
 	struct hc_pset_disk *d = buf;
-	u32 i;
+	const size_t csum_at = offsetof(struct hc_pset_disk, csum);
+	const size_t after = csum_at + sizeof(zero);
+	u32 i, end, dirty_to, crc;
 
 	if (!info->nr || info->nr > hc_pset_per_bucket(bucket_bytes))
 		return -EINVAL;
 
-	memset(d, 0, bucket_bytes);
+	end = sizeof(*d) + info->nr * sizeof(d->d[0]);
+	dirty_to = *zero_from < bucket_bytes ? *zero_from : bucket_bytes;
+	if (dirty_to > end)
+		memset((u8 *)buf + end, 0, dirty_to - end);
+	*zero_from = end;
+	memset(d, 0, sizeof(*d));
 	d->magic = cpu_to_le64(set_magic ^ HC_PSET_MAGIC);
 	d->nr = cpu_to_le32(info->nr);
 	d->seq = cpu_to_le64(info->seq);
@@ -66,8 +81,14 @@ int hc_pset_encode(const struct hc_pset_info *info, u64 set_magic,
 		get(priv, info->first + i, &gen, &prio);
 		d->d[i].prio = cpu_to_le16(prio);
 		d->d[i].gen = gen;
+		d->d[i].pad = 0;
 	}
-	d->csum = cpu_to_le32(hc_pset_csum(d, bucket_bytes));
+	/* hc_pset_csum(d, bucket_bytes), the zeroes past @end not read. */
+	crc = hc_crc32c(~0U, d, csum_at);
+	crc = hc_crc32c(crc, zero, sizeof(zero));
+	crc = hc_crc32c(crc, (const u8 *)buf + after, end - after);
+	crc = hc_crc32c_zeros(crc, bucket_bytes - end);
+	d->csum = cpu_to_le32(~crc);
 	return 0;
 }
 

@@ -52,7 +52,7 @@ static inline u32 hc_pset_per_bucket(u32 bucket_bytes)
 u32 hc_pset_csum(const struct hc_pset_disk *d, u32 bucket_bytes);
 int hc_pset_encode(const struct hc_pset_info *info, u64 set_magic,
 		   void (*get)(void *priv, u64 bucket, u8 *gen, u16 *prio),
-		   void *priv, void *buf, u32 bucket_bytes);
+		   void *priv, void *buf, u32 bucket_bytes, u32 *zero_from);
 int hc_pset_decode(const void *buf, u32 bucket_bytes, u64 set_magic,
 		   u64 nbuckets, u64 expect_first,
 		   void (*set)(void *priv, u64 bucket, u8 gen, u16 prio),

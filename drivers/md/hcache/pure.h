@@ -65,6 +65,47 @@ u32 hc_crc32c(u32 crc, const void *p, size_t len);
 
 #endif /* __KERNEL__ */
 
+/* CRC-32C's polynomial, bit-reflected as the register is: bit 31 is x^0. */
+#define HC_CRC32C_POLY	0x82f63b78U
+
+/* @a * @b modulo the CRC-32C polynomial, both bit-reflected. */
+static inline u32 hc_crc32c_mulmod(u32 a, u32 b)
+{
+	u32 m, p = 0;
+
+	for (m = 1U << 31; m; m >>= 1) {
+		if (a & m)
+			p ^= b;
+		b = b & 1 ? (b >> 1) ^ HC_CRC32C_POLY : b >> 1;
+	}
+	return p;
+}
+
+/**
+ * hc_crc32c_zeros() - hc_crc32c() over @len zero bytes, without the bytes
+ * @crc: the raw register, as hc_crc32c() takes and gives it
+ * @len: how many zero bytes follow
+ *
+ * Feeding a zero byte multiplies the raw register by x^8 modulo the
+ * polynomial, so @len of them multiply it by x^(8 * @len), which takes
+ * about 2 * log2(@len) products of 32 steps each instead of @len bytes of
+ * table lookups: a structure padded with zeroes to a bucket's end is
+ * checksummed at the cost of what it holds.
+ *
+ * Return: hc_crc32c(@crc, zeroes, @len).
+ */
+static inline u32 hc_crc32c_zeros(u32 crc, u64 len)
+{
+	u32 power = 1U << (31 - 8);	/* x^8 */
+
+	for (; len; len >>= 1) {
+		if (len & 1)
+			crc = hc_crc32c_mulmod(crc, power);
+		power = hc_crc32c_mulmod(power, power);
+	}
+	return crc;
+}
+
 /**
  * hc_csum() - standard CRC-32C of a buffer
  * @p: the bytes
