@@ -3,9 +3,11 @@
 # (for each kernel in KDIR...) under /lib/modules/<release>/updates, the
 # tools in SBINDIR, the man pages in MANDIR/man7 and man8, the udev rules in
 # /lib/udev/rules.d, hcache's bash completion in
-# /usr/share/bash-completion/completions and the initramfs-tools hook and
-# boot script in /usr/share/initramfs-tools, or take them away. With an empty DESTDIR it
-# also runs depmod, and tells a running udevd to reload its rules.
+# /usr/share/bash-completion/completions, the initramfs-tools hook and
+# boot script in /usr/share/initramfs-tools and the dracut module (with that
+# same boot script) in /usr/lib/dracut/modules.d/90hcache, or take them
+# away. With an empty DESTDIR it also runs depmod, and tells a running udevd
+# to reload its rules.
 set -eu
 action=$1 destdir=$2 sbindir=$3 mandir=$4
 shift 4
@@ -38,8 +40,19 @@ put 0644 "$top/completion/hcache" /usr/share/bash-completion/completions/hcache
 put 0755 "$top/initramfs/hooks/hcache" /usr/share/initramfs-tools/hooks/hcache
 put 0755 "$top/initramfs/scripts/local-block/hcache" \
 	/usr/share/initramfs-tools/scripts/local-block/hcache
+# dracut's module carries its own copy of the boot script: a system with
+# dracut alone needs nothing from /usr/share/initramfs-tools.
+dracut=/usr/lib/dracut/modules.d/90hcache
+put 0755 "$top/dracut/90hcache/module-setup.sh" "$dracut/module-setup.sh"
+put 0755 "$top/dracut/90hcache/hcache-wait.sh" "$dracut/hcache-wait.sh"
+put 0755 "$top/initramfs/scripts/local-block/hcache" "$dracut/wait-for-cache"
+# The directory is ours alone; kept if someone put more in it.
+if [ "$action" = uninstall ]; then
+	rmdir "$destdir$dracut" 2>/dev/null || true
+fi
 if [ -z "$destdir" ] && udevadm control --ping >/dev/null 2>&1; then
 	udevadm control --reload
 fi
-# The initramfs is not rebuilt here: run update-initramfs -u to bring the
-# module, rules and tools into it (Documentation/hcache/boot.rst).
+# The initramfs is not rebuilt here: run update-initramfs -u (or dracut
+# --force) to bring the module, rules and tools into it
+# (Documentation/hcache/boot.rst).

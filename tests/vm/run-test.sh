@@ -233,8 +233,8 @@ fi
 [ -z "$flagged" ] || fail "kernel log:
 $flagged"
 
-# The second boot: the guest's own initramfs (initramfs-tools, made by the
-# test) and its drives, as a machine that boots from them.
+# The second boot: the guest's own initramfs (initramfs-tools' or dracut's,
+# made by the test) and its drives, as a machine that boots from them.
 if [ -n "$reboot_args" ] && [ $verdict = 0 ]; then
 	console2=$work/console2.log
 	if [ ! -f "$work/out/initrd.img" ]; then
