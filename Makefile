@@ -17,6 +17,8 @@
 #                        (KERNEL=, ROUNDS=, WORKLOAD=h for h)
 #   make bench-scale     cache hits with 1 and 2 fio jobs on 2 guest CPUs:
 #                        does hcache scale as the raw disk does (KERNEL=, ROUNDS=)
+#   make deb             the Debian packages hcache-dkms and hcache-tools, in
+#                        build/deb/ (VERSION= sets their version)
 #   make install         install the module, tools, rules and man pages
 #
 # KDIR=<kernel build dir> builds for that kernel. Without it: the running
@@ -40,7 +42,7 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-.PHONY: all modules tools deps check check-long check-debug unit demo bench bench-profile bench-pair bench-scale install uninstall clean help
+.PHONY: all modules tools deps check check-long check-debug unit demo bench bench-profile bench-pair bench-scale deb install uninstall clean help
 
 all: modules tools
 
@@ -115,6 +117,11 @@ bench-pair: deps
 bench-scale: deps
 	$(MAKE) modules tools
 	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" ./tests/bench/scale.sh
+
+# Debian packages, built by debhelper from a copy of the tree and checked
+# with lintian (scripts/make-deb.sh). VERSION= (default: dkms.conf's).
+deb: deps
+	./scripts/make-deb.sh "$(VERSION)"
 
 install: all
 	./scripts/install.sh install "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" $(KDIRS)

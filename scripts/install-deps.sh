@@ -15,7 +15,7 @@ PKGS="build-essential kmod cpio busybox-static qemu-system-x86 qemu-utils
 	libblkid-dev libsmartcols-dev uuid-dev pkg-config fio udev e2fsprogs xfsprogs sparse
 	clang libclang-rt-14-dev valgrind dmsetup util-linux fdisk man-db groff
 	linux-source-6.12 dkms xz-utils python3 gnuplot-nox initramfs-tools
-	bcache-tools procps dracut-core"
+	bcache-tools procps debhelper dh-dkms lintian dracut-core"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps: must run as root (apt-get install)" >&2

@@ -12,7 +12,23 @@ set -eu
 action=$1 destdir=$2 sbindir=$3 mandir=$4
 shift 4
 top=$(cd "$(dirname "$0")/.." && pwd)
-tools=$(make -s -C "$top/tools" print-tools 2>/dev/null || true)
+tools=$(make -s --no-print-directory -C "$top/tools" print-tools 2>/dev/null || true)
+
+# The Debian packages (make deb) and this script must not both install
+# hcache: two hcache.ko files (updates/ and updates/dkms/) would leave the
+# choice to depmod's order. On the running system (no DESTDIR) this refuses
+# while either package is installed; it leaves a manifest in
+# /var/lib/hcache, whose presence the packages refuse in turn. The package
+# build itself runs this with HC_PACKAGING=1, into its own DESTDIR.
+manifest=/var/lib/hcache/make-install
+if [ -z "$destdir" ] && [ "${HC_PACKAGING:-0}" != 1 ]; then
+	for pkg in hcache-tools hcache-dkms; do
+		if dpkg-query -W -f='${Status}\n' "$pkg" 2>/dev/null | grep -q ' installed$'; then
+			echo "make $action: the Debian package $pkg is installed, and it owns hcache's files; remove the packages first (apt remove hcache-tools hcache-dkms), or keep using them instead of make $action" >&2
+			exit 1
+		fi
+	done
+fi
 
 # put MODE SRC DST / drop DST: one file in or out, under DESTDIR.
 put() {
@@ -49,6 +65,18 @@ put 0755 "$top/initramfs/scripts/local-block/hcache" "$dracut/wait-for-cache"
 # The directory is ours alone; kept if someone put more in it.
 if [ "$action" = uninstall ]; then
 	rmdir "$destdir$dracut" 2>/dev/null || true
+fi
+if [ -z "$destdir" ] && [ "${HC_PACKAGING:-0}" != 1 ]; then
+	case $action in
+	install)
+		mkdir -p "$(dirname "$manifest")"
+		printf '# hcache installed by make install from %s; make uninstall there removes it\n' "$top" >"$manifest"
+		;;
+	uninstall)
+		rm -f "$manifest"
+		rmdir "$(dirname "$manifest")" 2>/dev/null || true
+		;;
+	esac
 fi
 if [ -z "$destdir" ] && udevadm control --ping >/dev/null 2>&1; then
 	udevadm control --reload
