@@ -164,8 +164,10 @@ static int write_pset_seed(const char *dir, const char *name, u32 bytes,
 	static u64 buf[8192 / 8];
 	struct hc_pset_info check;
 	const char *err = NULL;
+	u32 zero_from = bytes;	/* the last seed's bytes may be there */
 
-	if (hc_pset_encode(info, FUZZ_SET_MAGIC, seed_get, NULL, buf, bytes) ||
+	if (hc_pset_encode(info, FUZZ_SET_MAGIC, seed_get, NULL, buf, bytes,
+			   &zero_from) ||
 	    hc_pset_decode(buf, bytes, FUZZ_SET_MAGIC, FUZZ_NBUCKETS,
 			   info->first, NULL, NULL, &check, &err)) {
 		fprintf(stderr, "gen_seeds: %s: invalid seed: %s\n", name, err);
