@@ -63,3 +63,64 @@ hc_udev_no_failures() {
 hc_link_is() {
 	[ -L "$1" ] && [ "$(readlink -f "$1")" = "$2" ]
 }
+
+# hc_small_modules MODULE...: a module tree for this kernel at
+# /tmp/modules/$HC_KVER holding only MODULE... and what they need, with the
+# kernel's module lists, and print its path. depmod (make install's, DKMS's,
+# mkinitramfs's, dracut's) over all of a kernel's modules takes minutes
+# under TCG: the caller mounts this tree (in the guest's overlay) where
+# they look.
+hc_small_modules() {
+	local mods=/lib/modules/$HC_KVER small=/tmp/modules/$HC_KVER f m
+	mkdir -p "$small"
+	for f in modules.order modules.builtin modules.builtin.modinfo; do
+		cp "$mods/$f" "$small/"
+	done
+	for m in "$@"; do
+		modprobe -S "$HC_KVER" --show-depends "$m"
+	done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r f; do
+		install -D -m 0644 "$f" "$small/${f#"$mods"/}"
+	done
+	echo "$small"
+}
+
+# hc_boot_root_disks: the drives "root" and "cache" (# drives: root:64M
+# cache:80M) made what the harness's second boot (# reboot-with:
+# root=/dev/hcache0) starts from: root an attached, clean hcache backing
+# device labelled hcroot holding an ext4 whose /sbin/init (busybox) prints
+# "hcache-boot-test: / is ...", "hcache-boot-test: cache set id ..." and
+# HCACHE-ROOT-INIT-REACHED, then powers off; cache its cache set. Both are
+# left stopped and the module unloaded.
+hc_boot_root_disks() {
+	local rootfs=/tmp/rootfs root cache set_uuid
+	mkdir -p $rootfs/bin $rootfs/sbin $rootfs/proc $rootfs/sys $rootfs/dev $rootfs/run $rootfs/tmp
+	cp /bin/busybox $rootfs/bin/busybox
+	cat >$rootfs/sbin/init <<'INIT'
+#!/bin/busybox sh
+export PATH=/bin
+busybox mount -t proc proc /proc 2>/dev/null
+busybox mount -t sysfs sysfs /sys 2>/dev/null
+echo "hcache-boot-test: / is $(busybox awk '$2 == "/" { print $1 }' /proc/mounts | busybox tail -n 1)"
+echo "hcache-boot-test: cache set id $(busybox cat /sys/block/hcache0/hcache/cache_set_id)"
+busybox ls -l /dev/hcache/by-uuid /dev/hcache/by-label
+echo HCACHE-ROOT-INIT-REACHED
+busybox poweroff -f
+INIT
+	chmod 0755 $rootfs/sbin/init
+	root=$(hc_drive root)
+	cache=$(hc_drive cache)
+	"$(hc_tool make-hcache)" -C "$cache" -B "$root" --label hcroot >/dev/null
+	set_uuid=$("$(hc_tool hcache-super-show)" "$cache" | awk '$1 == "cset.uuid" { print $2 }')
+	hc_load
+	hc_write /sys/fs/hcache/register "$root"
+	hc_write /sys/fs/hcache/register "$cache"
+	hc_wait test -b /dev/hcache0
+	hc_wait grep -q '^1$' /sys/block/hcache0/hcache/cache_set_id
+	mkfs.ext4 -q -L hcroot -d $rootfs /dev/hcache0 || hc_fail "mkfs.ext4 on /dev/hcache0 failed"
+	# Stopping the set stops its backing device: both are left attached.
+	hc_write "/sys/fs/hcache/$set_uuid/stop" 1
+	hc_wait test ! -e /dev/hcache0
+	hc_wait test ! -e "/sys/fs/hcache/$set_uuid"
+	hc_unload
+	hc_log "disks root and cache: an attached backing device holding an ext4 root with /sbin/init, and its cache set"
+}

@@ -30,6 +30,8 @@
 # expect-console2: hcache-boot-test: cache set id 1
 # distro-kernel-only: dracut needs the kernel's module files
 
+. "$HC_ROOT/tests/vm/udev.sh"
+
 kdir=$(readlink -f "/lib/modules/$HC_KVER/build")
 [ -e "$kdir/Makefile" ] || hc_fail "no kernel headers for $HC_KVER"
 command -v dracut >/dev/null || hc_fail "no dracut (the host's dracut-core package)"
@@ -42,16 +44,7 @@ $dracutmod/module-setup.sh $dracutmod/hcache-wait.sh $dracutmod/wait-for-cache"
 # tree with only the modules such a VM needs over /lib/modules/KVER (in the
 # guest's overlay), so install.sh's depmod and dracut stay quick.
 mods=/lib/modules/$HC_KVER
-small=/tmp/modules/$HC_KVER
-mkdir -p "$small"
-for f in modules.order modules.builtin modules.builtin.modinfo; do
-	cp "$mods/$f" "$small/"
-done
-for m in virtio_pci virtio_blk ext4 libcrc32c crc32c_generic; do
-	modprobe -S "$HC_KVER" --show-depends "$m"
-done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r path; do
-	install -D -m 0644 "$path" "$small/${path#"$mods"/}"
-done
+small=$(hc_small_modules virtio_pci virtio_blk ext4 libcrc32c crc32c_generic)
 mount --bind "$small" "$mods"
 hc_log "module tree: $(find "$mods" -name '*.ko*' | wc -l) modules"
 
@@ -195,35 +188,5 @@ hc_wait test ! -e "$c"
 hc_wait test ! -e "$d"
 hc_unload
 
-# The root filesystem for the boot: busybox and an init that says it ran.
-rootfs=/tmp/rootfs
-mkdir -p $rootfs/bin $rootfs/sbin $rootfs/proc $rootfs/sys $rootfs/dev $rootfs/run $rootfs/tmp
-cp /bin/busybox $rootfs/bin/busybox
-cat >$rootfs/sbin/init <<'INIT'
-#!/bin/busybox sh
-export PATH=/bin
-busybox mount -t proc proc /proc 2>/dev/null
-busybox mount -t sysfs sysfs /sys 2>/dev/null
-echo "hcache-boot-test: / is $(busybox awk '$2 == "/" { print $1 }' /proc/mounts | busybox tail -n 1)"
-echo "hcache-boot-test: cache set id $(busybox cat /sys/block/hcache0/hcache/cache_set_id)"
-busybox ls -l /dev/hcache/by-uuid /dev/hcache/by-label
-echo HCACHE-ROOT-INIT-REACHED
-busybox poweroff -f
-INIT
-chmod 0755 $rootfs/sbin/init
-root=$(hc_drive root)
-cache=$(hc_drive cache)
-"$(hc_tool make-hcache)" -C "$cache" -B "$root" --label hcroot >/dev/null
-set_uuid=$("$(hc_tool hcache-super-show)" "$cache" | awk '$1 == "cset.uuid" { print $2 }')
-hc_load
-hc_write /sys/fs/hcache/register "$root"
-hc_write /sys/fs/hcache/register "$cache"
-hc_wait test -b /dev/hcache0
-hc_wait grep -q '^1$' /sys/block/hcache0/hcache/cache_set_id
-mkfs.ext4 -q -L hcroot -d $rootfs /dev/hcache0 || hc_fail "mkfs.ext4 on /dev/hcache0 failed"
-# Stopping the set stops its backing device: both are left attached.
-hc_write "/sys/fs/hcache/$set_uuid/stop" 1
-hc_wait test ! -e /dev/hcache0
-hc_wait test ! -e "/sys/fs/hcache/$set_uuid"
-hc_unload
-hc_log "disks root and cache: an attached backing device holding an ext4 root with /sbin/init, and its cache set"
+# The root filesystem for the boot, and its cache set.
+hc_boot_root_disks

@@ -42,17 +42,8 @@ kdir=$(readlink -f "/lib/modules/$HC_KVER/build")
 # DKMS this kernel alone: it would build for the newest installed kernel
 # too.
 mods=/lib/modules/$HC_KVER
-small=/tmp/modules/$HC_KVER
-mkdir -p "$small"
-for f in modules.order modules.builtin modules.builtin.modinfo; do
-	cp "$mods/$f" "$small/"
-done
+small=$(hc_small_modules libcrc32c crc32c_generic null_blk)
 ln -s "$kdir" "$small/build"
-for m in libcrc32c crc32c_generic null_blk; do
-	modprobe -S "$HC_KVER" --show-depends "$m"
-done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r path; do
-	install -D -m 0644 "$path" "$small/${path#"$mods"/}"
-done
 mount --bind /tmp/modules /lib/modules
 # DKMS takes the modules' compression from modules.dep.
 depmod -a "$HC_KVER" || hc_fail "depmod failed"
