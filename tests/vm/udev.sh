@@ -124,3 +124,50 @@ INIT
 	hc_unload
 	hc_log "disks root and cache: an attached backing device holding an ext4 root with /sbin/init, and its cache set"
 }
+
+# hc_install_small INSTALLED...: make install (scripts/install.sh, for the
+# kernel whose headers are $kdir) over a module tree of this kernel holding
+# only what a VM with its root on hcache over virtio needs
+# (hc_small_modules), mounted over /lib/modules/$HC_KVER, so that its depmod
+# and the initramfs builder stay quick; every file of INSTALLED... must be
+# there. hc_uninstall_small INSTALLED...: make uninstall, none of them may
+# be left, and the tree is unmounted.
+hc_install_small() {
+	local mods=/lib/modules/$HC_KVER f
+	mount --bind "$(hc_small_modules virtio_pci virtio_blk ext4 libcrc32c crc32c_generic)" "$mods"
+	hc_log "module tree: $(find "$mods" -name '*.ko*' | wc -l) modules"
+	"$HC_ROOT/scripts/install.sh" install "" /usr/sbin /usr/share/man "$kdir" ||
+		hc_fail "install.sh install failed"
+	for f in "$@"; do
+		[ -f "$f" ] || hc_fail "install.sh did not install $f"
+	done
+}
+hc_uninstall_small() {
+	local f
+	"$HC_ROOT/scripts/install.sh" uninstall "" /usr/sbin /usr/share/man "$kdir" ||
+		hc_fail "install.sh uninstall failed"
+	for f in "$@"; do
+		[ ! -e "$f" ] || hc_fail "install.sh uninstall left $f"
+	done
+	umount "/lib/modules/$HC_KVER"
+}
+
+# hc_waiting_backing: two registered backing devices, $clean (clean,
+# labelled root) and $dirty (dirty, labelled data), formatted for the
+# cache set $cset that never comes, so that both wait without running;
+# $c and $d are their hcache sysfs directories. Loads the module.
+hc_waiting_backing() {
+	clean=$(hc_nullb clean 32)
+	dirty=$(hc_nullb dirty 32)
+	cset=01234567-89ab-cdef-0123-456789abcdef
+	"$(hc_tool make-hcache)" -B "$clean" --label root --cset-uuid $cset >/dev/null
+	"$(hc_tool make-hcache)" -B "$dirty" --label data --cset-uuid $cset >/dev/null
+	python3 "$HC_ROOT/tests/vm/sbedit.py" "$clean" flags=$((1 << 4))
+	python3 "$HC_ROOT/tests/vm/sbedit.py" "$dirty" flags=$((2 << 4))
+	hc_load
+	hc_write /sys/fs/hcache/register_quiet "$clean"
+	hc_write /sys/fs/hcache/register_quiet "$dirty"
+	c=/sys/class/block/$(basename "$(readlink -f "$clean")")/hcache
+	d=/sys/class/block/$(basename "$(readlink -f "$dirty")")/hcache
+	[ "$(cat "$c/running") $(cat "$d/running")" = "0 0" ] || hc_fail "a device started at registration"
+}

@@ -40,19 +40,8 @@ installed="/lib/modules/$HC_KVER/updates/hcache.ko /usr/sbin/probe-hcache
 /usr/sbin/hcache-register /lib/udev/rules.d/69-hcache.rules
 $dracutmod/module-setup.sh $dracutmod/hcache-wait.sh $dracutmod/wait-for-cache"
 
-# depmod over all of the kernel's modules takes minutes under TCG: put a
-# tree with only the modules such a VM needs over /lib/modules/KVER (in the
-# guest's overlay), so install.sh's depmod and dracut stay quick.
-mods=/lib/modules/$HC_KVER
-small=$(hc_small_modules virtio_pci virtio_blk ext4 libcrc32c crc32c_generic)
-mount --bind "$small" "$mods"
-hc_log "module tree: $(find "$mods" -name '*.ko*' | wc -l) modules"
-
-"$HC_ROOT/scripts/install.sh" install "" /usr/sbin /usr/share/man "$kdir" ||
-	hc_fail "install.sh install failed"
-for f in $installed; do
-	[ -f "$f" ] || hc_fail "install.sh did not install $f"
-done
+# shellcheck disable=SC2086 # one word a file
+hc_install_small $installed
 cmp "$dracutmod/wait-for-cache" "$HC_ROOT/initramfs/scripts/local-block/hcache" ||
 	hc_fail "the dracut module's wait-for-cache is not the initramfs-tools boot script"
 hc_log "installed; modinfo finds $(modinfo -k "$HC_KVER" -n hcache)"
@@ -107,31 +96,15 @@ cmp "$unpacked/usr/lib/hcache/wait-for-cache" "$HC_ROOT/initramfs/scripts/local-
 cmp "$unpacked/usr/lib/dracut/hooks/initqueue/settled/50-hcache-wait.sh" "$HC_ROOT/dracut/90hcache/hcache-wait.sh" ||
 	hc_fail "the image's settled hook differs from dracut/90hcache/hcache-wait.sh"
 
-"$HC_ROOT/scripts/install.sh" uninstall "" /usr/sbin /usr/share/man "$kdir" ||
-	hc_fail "install.sh uninstall failed"
-for f in $installed; do
-	[ ! -e "$f" ] || hc_fail "install.sh uninstall left $f"
-done
+# shellcheck disable=SC2086
+hc_uninstall_small $installed
 [ ! -e "$dracutmod" ] || hc_fail "install.sh uninstall left $dracutmod"
-umount "$mods"
 hc_log "uninstalled"
 
 # The bounded wait, run from the image. rd.hcache.wait for the timed
 # step: 3 s, longer on a slow (debug) kernel, as in boot-wait.
 W=$((3 * HC_TIME_SCALE))
-clean=$(hc_nullb clean 32)
-dirty=$(hc_nullb dirty 32)
-cset=01234567-89ab-cdef-0123-456789abcdef
-"$(hc_tool make-hcache)" -B "$clean" --label root --cset-uuid $cset >/dev/null
-"$(hc_tool make-hcache)" -B "$dirty" --label data --cset-uuid $cset >/dev/null
-python3 "$HC_ROOT/tests/vm/sbedit.py" "$clean" flags=$((1 << 4))
-python3 "$HC_ROOT/tests/vm/sbedit.py" "$dirty" flags=$((2 << 4))
-hc_load
-hc_write /sys/fs/hcache/register_quiet "$clean"
-hc_write /sys/fs/hcache/register_quiet "$dirty"
-c=/sys/class/block/$(basename "$(readlink -f "$clean")")/hcache
-d=/sys/class/block/$(basename "$(readlink -f "$dirty")")/hcache
-[ "$(cat "$c/running") $(cat "$d/running")" = "0 0" ] || hc_fail "a device started at registration"
+hc_waiting_backing
 
 # The image's root, with this guest's /proc, /sys and /dev, and the
 # setting as dracut --kernel-cmdline would leave it in the image.

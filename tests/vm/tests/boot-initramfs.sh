@@ -30,19 +30,8 @@ installed="/lib/modules/$HC_KVER/updates/hcache.ko /usr/sbin/probe-hcache
 /usr/share/initramfs-tools/hooks/hcache
 /usr/share/initramfs-tools/scripts/local-block/hcache"
 
-# depmod over all of the kernel's modules takes minutes under TCG: put a
-# tree with only the modules such a VM needs over /lib/modules/KVER (in the
-# guest's overlay), so install.sh's depmod and mkinitramfs stay quick.
-mods=/lib/modules/$HC_KVER
-small=$(hc_small_modules virtio_pci virtio_blk ext4 libcrc32c crc32c_generic)
-mount --bind "$small" "$mods"
-hc_log "module tree: $(find "$mods" -name '*.ko*' | wc -l) modules"
-
-"$HC_ROOT/scripts/install.sh" install "" /usr/sbin /usr/share/man "$kdir" ||
-	hc_fail "install.sh install failed"
-for f in $installed; do
-	[ -f "$f" ] || hc_fail "install.sh did not install $f"
-done
+# shellcheck disable=SC2086 # one word a file
+hc_install_small $installed
 modinfo -k "$HC_KVER" -n hcache | grep -q "/updates/hcache.ko" ||
 	hc_fail "depmod does not know the installed hcache.ko: $(modinfo -k "$HC_KVER" -n hcache 2>&1)"
 hc_log "installed; modinfo finds $(modinfo -k "$HC_KVER" -n hcache)"
@@ -91,12 +80,8 @@ grep -q -F 'RUN+="/usr/sbin/hcache-register --async $devnode"' "$rules" || hc_fa
 grep -q '/scripts/local-block/hcache' "$(find /tmp/unpacked -path '*/scripts/local-block/ORDER' | head -n 1)" ||
 	hc_fail "the local-block script is not in scripts/local-block/ORDER"
 
-"$HC_ROOT/scripts/install.sh" uninstall "" /usr/sbin /usr/share/man "$kdir" ||
-	hc_fail "install.sh uninstall failed"
-for f in $installed; do
-	[ ! -e "$f" ] || hc_fail "install.sh uninstall left $f"
-done
-umount "$mods"
+# shellcheck disable=SC2086
+hc_uninstall_small $installed
 hc_log "uninstalled"
 
 # The root filesystem for the boot, and its cache set.

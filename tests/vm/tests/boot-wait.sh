@@ -9,24 +9,13 @@
 # Settings come from /conf/conf.d/hcache and the command line, which wins.
 # timeout: 90
 
+. "$HC_ROOT/tests/vm/udev.sh"
+
 script=$HC_ROOT/initramfs/scripts/local-block/hcache
-sbedit="python3 $HC_ROOT/tests/vm/sbedit.py"
 # rd.hcache.wait for the timed cases: 3 s, longer on a slow (debug) kernel,
 # where two runs of the script can be 3 s apart.
 W=$((3 * HC_TIME_SCALE))
-clean=$(hc_nullb clean 32)
-dirty=$(hc_nullb dirty 32)
-cset=01234567-89ab-cdef-0123-456789abcdef
-"$(hc_tool make-hcache)" -B "$clean" --label root --cset-uuid $cset >/dev/null
-"$(hc_tool make-hcache)" -B "$dirty" --label data --cset-uuid $cset >/dev/null
-$sbedit "$clean" flags=$((1 << 4))
-$sbedit "$dirty" flags=$((2 << 4))
-hc_load
-hc_write /sys/fs/hcache/register_quiet "$clean"
-hc_write /sys/fs/hcache/register_quiet "$dirty"
-c=/sys/class/block/$(basename "$(readlink -f "$clean")")/hcache
-d=/sys/class/block/$(basename "$(readlink -f "$dirty")")/hcache
-[ "$(cat "$c/running") $(cat "$d/running")" = "0 0" ] || hc_fail "a device started at registration"
+hc_waiting_backing
 
 # boot CMDLINE [CONF]: one run of the script, as initramfs-tools makes it.
 boot() {
