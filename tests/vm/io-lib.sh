@@ -184,9 +184,8 @@ io_devices() {
 # null_blk attributes (e.g. IO_BACK_ATTRS="irqmode=2 completion_nsec=5000000");
 # IO_PREFILL=1 writes both disks whole first (see there).
 io_setup() {
-	local cmib=$1 bmib=$2 dev cdev bdev
+	local cmib=$1 bmib=$2 cdev bdev
 	shift 2
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	# Assigned first: a failure inside $(...) ends the test under set -e
 	# only in an assignment, not in a function's arguments.
 	# shellcheck disable=SC2086 # lists of attributes
@@ -200,8 +199,24 @@ io_setup() {
 		dd if=/dev/zero of="$IO_CDEV" bs=1M count="$cmib" oflag=direct status=none
 		dd if=/dev/zero of="$IO_BDEV" bs=1M count="$bmib" oflag=direct status=none
 	fi
+	io_setup_on "$IO_CDEV" "$IO_BDEV" "$@"
+	hc_log "set $IO_UUID: cache $IO_CDEV ($cmib MiB, $(cat "$IO_SET/nbuckets") buckets of $(cat "$IO_SET/bucket_size")), backing $IO_BDEV ($bmib MiB, data at sector $IO_OFFSET) as hcache0"
+}
+
+# io_setup_on CDEV BDEV [MAKE_HCACHE_OPTION...]: io_setup on two given
+# devices (drives, say): formatted together at block size 512, the module
+# loaded, both registered, the backing device running as /dev/hcache0 in
+# writethrough. Sets IO_MKFS_SECS and IO_REG_SECS to the seconds
+# make-hcache and the cache device's registration took.
+io_setup_on() {
+	local cdev=$1 bdev=$2 t0
+	shift 2
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	io_devices "$cdev" "$bdev"
+	t0=$(io_now)
 	"$(hc_tool make-hcache)" -C "$IO_CDEV" -B "$IO_BDEV" --block 512 "$@" >/dev/null ||
 		hc_fail "make-hcache -C $IO_CDEV -B $IO_BDEV --block 512 $* failed"
+	IO_MKFS_SECS=$(io_elapsed "$t0")
 	IO_UUID=$("$(hc_tool hcache-super-show)" "$IO_CDEV" | awk '$1 == "cset.uuid" { print $2 }')
 	IO_OFFSET=$("$(hc_tool hcache-super-show)" "$IO_BDEV" | awk '$1 == "backing.data_offset" { print $2 }')
 	[ -n "$IO_UUID" ] && [ -n "$IO_OFFSET" ] || hc_fail "hcache-super-show: no set uuid or data offset"
@@ -209,16 +224,18 @@ io_setup() {
 	IO_DBG=/sys/kernel/debug/hcache/$IO_UUID
 	io_register
 	io_mode_is hcache0 writethrough || hc_fail "cache_mode of a new device: $(cat "$(io_sysdir hcache0)/cache_mode")"
-	hc_log "set $IO_UUID: cache $IO_CDEV ($cmib MiB, $(cat "$IO_SET/nbuckets") buckets of $(cat "$IO_SET/bucket_size")), backing $IO_BDEV ($bmib MiB, data at sector $IO_OFFSET) as hcache0"
 }
 
 # io_register: load the module, register IO_CDEV and IO_BDEV (formatted
-# as one set), and check the backing device runs as hcache0.
+# as one set), and check the backing device runs as hcache0. Sets
+# IO_REG_SECS to the seconds the cache device's registration took.
 io_register() {
-	local dev
+	local dev t0
 	hc_load
+	t0=$(io_now)
 	hc_write /sys/fs/hcache/register "$IO_CDEV"
 	hc_wait test -d "$IO_SET"
+	IO_REG_SECS=$(io_elapsed "$t0")
 	dev=$(io_register_backing "$IO_BDEV")
 	[ "$dev" = hcache0 ] || hc_fail "the backing device runs as $dev, not hcache0"
 }

@@ -5,7 +5,9 @@
 # A test file's header may hold, one per line:
 #   # timeout: SECONDS     the test's own limit (default 120), boot excluded
 #   # timeout-long: SECONDS  the same, under make check-long (default: timeout)
-#   # drives: NAME:SIZE... sparse files attached as virtio disks (serial NAME)
+#   # drives: NAME:SIZE[:qcow2]... sparse files attached as virtio disks
+#                          (serial NAME); qcow2 images for sizes past the
+#                          host file system's file size limit (ext4: 16 TiB)
 #   # memory: SIZE         guest memory (default 2G)
 #   # smp: N               guest CPUs (default 2)
 #   # clock: instructions  the guest's clock counts its instructions (QEMU
@@ -133,10 +135,15 @@ fi
 
 drive_args=()
 for d in $(header drives); do
-	name=${d%%:*}
-	size=${d#*:}
-	truncate -s "$size" "$work/$name.img"
-	drive_args+=(-drive "file=$work/$name.img,if=none,id=$name,format=raw,cache=none"
+	IFS=: read -r name size format <<<"$d"
+	format=${format:-raw}
+	case $format in
+	raw) truncate -s "$size" "$work/$name.img" ;;
+	qcow2) qemu-img create -q -f qcow2 "$work/$name.img" "$size" ||
+		{ echo "cannot make the qcow2 image $name of $size" >"$console"; exit 1; } ;;
+	*) echo "drive $d: format $format is neither raw nor qcow2" >"$console"; exit 1 ;;
+	esac
+	drive_args+=(-drive "file=$work/$name.img,if=none,id=$name,format=$format,cache=none"
 		     -device "virtio-blk-pci,drive=$name,serial=$name")
 done
 

@@ -103,6 +103,36 @@ int hc_alloc_init(struct hc_cache_set *c, bool fresh)
 }
 
 /**
+ * hc_alloc_cursor_set() - send the next data buckets to @bucket on
+ * @c: the set
+ * @bucket: a bucket of the data area
+ *
+ * For tests (the debug build's alloc_cursor): the buckets on the data
+ * free list become empty again (their gens were persisted bumped, so they
+ * may be reused later as any empty bucket), and the next refill looks for
+ * empty buckets from @bucket on. The open bucket is left to fill up.
+ * Lets a test place data far into a big cache, past 2 TiB, without
+ * writing everything before it.
+ *
+ * Return: 0, or -ERANGE if @bucket is outside the data area.
+ */
+int hc_alloc_cursor_set(struct hc_cache_set *c, u64 bucket)
+{
+	struct hc_freelist *f = &c->free[HC_RESERVE_DATA];
+
+	if (bucket < c->geom.first_bucket || bucket >= c->geom.nbuckets)
+		return -ERANGE;
+	down_write(&c->meta_lock);
+	while (f->nr)
+		c->buckets[f->b[--f->nr]].on_freelist = 0;
+	c->fifo_cursor = bucket;
+	c->refill_futile = false;
+	hc_avail_update(c);
+	up_write(&c->meta_lock);
+	return 0;
+}
+
+/**
  * hc_alloc_exit() - free what hc_alloc_init() allocated
  * @c: the set
  */

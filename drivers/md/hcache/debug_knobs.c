@@ -16,6 +16,9 @@
  *   gen_max_distance  read, or write 1 to HC_GEN_MAX_DISTANCE: how far a
  *          bucket's gen may run ahead of the oldest pointer into it; tests
  *          lower it so that GC must drop stale pointers early
+ *   alloc_cursor  write a bucket number: new data goes to the empty
+ *          buckets from there on (hc_alloc_cursor_set()); tests place data
+ *          past 2 TiB of a big cache device this way
  *
  * Not an interface: Documentation/hcache/testing.rst describes it for the
  * tests that use it.
@@ -311,6 +314,32 @@ static ssize_t hc_gen_max_distance_write(struct file *file,
 	return len;
 }
 
+static ssize_t hc_alloc_cursor_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *ppos)
+{
+	struct hc_cache_set *c = file_inode(file)->i_private;
+	char buf[24];
+	u64 bucket;
+	int ret;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	ret = kstrtou64(strim(buf), 0, &bucket);
+	if (!ret)
+		ret = hc_alloc_cursor_set(c, bucket);
+	return ret ? ret : len;
+}
+
+static const struct file_operations hc_alloc_cursor_fops = {
+	.owner	= THIS_MODULE,
+	.write	= hc_alloc_cursor_write,
+	.llseek	= noop_llseek,
+};
+
 static const struct file_operations hc_gen_set_fops = {
 	.owner	= THIS_MODULE,
 	.write	= hc_gen_set_write,
@@ -341,4 +370,6 @@ void hc_debug_knobs_add_set(struct hc_cache_set *c, struct dentry *dir)
 	debugfs_create_file("gen_set", 0200, dir, c, &hc_gen_set_fops);
 	debugfs_create_file("gen_max_distance", 0600, dir, c,
 			    &hc_gen_max_distance_fops);
+	debugfs_create_file("alloc_cursor", 0200, dir, c,
+			    &hc_alloc_cursor_fops);
 }

@@ -1061,6 +1061,7 @@ int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset);
 void hc_bucket_touch(struct hc_cache_set *c, u64 offset);
 void hc_avail_update(struct hc_cache_set *c);
+int hc_alloc_cursor_set(struct hc_cache_set *c, u64 bucket);
 u32 hc_avail_percent(struct hc_cache_set *c);
 int hc_prio_write(struct hc_cache_set *c);
 int hc_prio_read(struct hc_cache_set *c, u64 head);
