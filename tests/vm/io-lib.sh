@@ -132,11 +132,13 @@ io_settle() {
 
 # io_hcache_of BDEV: the hcacheN that BDEV (a backing /dev node) runs as.
 io_hcache_of() {
-	local name f
-	name=$(basename "$(readlink -f "$1")")
+	local name f v
+	name=$(readlink -f "$1")
+	name=${name##*/}
 	for f in /sys/block/hcache*/hcache/backing_dev_name; do
-		[ -e "$f" ] || continue
-		if [ "$(cat "$f")" = "$name" ]; then
+		# read, not cat: no process per device (tests run 64 of them).
+		[ -e "$f" ] && read -r v <"$f" || continue
+		if [ "$v" = "$name" ]; then
 			f=${f%/hcache/backing_dev_name}
 			echo "${f##*/}"
 			return 0
