@@ -1,4 +1,4 @@
-# Sectors past 32 bits, on both devices: a 3 TiB cache device in front of
+# Sectors past 32 bits, on both devices: a 4 TiB cache device in front of
 # a 64 TiB backing device (qcow2 images: only what is written takes host
 # space), formatted at the default bucket size. 2 TiB is 2^32 sectors of
 # 512 bytes, so any sector, bucket or size that passes through 32 bits
@@ -21,7 +21,7 @@
 #     offset added).
 # Logs make-hcache's and registration's time and the set's memory
 # (vmalloc and slab) for a cache of this size.
-# drives: cache:3T:qcow2 back:64T:qcow2
+# drives: cache:4T:qcow2 back:64T:qcow2
 # timeout: 420
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
