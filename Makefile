@@ -17,6 +17,8 @@
 #                        (KERNEL=, ROUNDS=, WORKLOAD=h for h)
 #   make bench-scale     cache hits with 1 and 2 fio jobs on 2 guest CPUs:
 #                        does hcache scale as the raw disk does (KERNEL=, ROUNDS=)
+#   make bench-keys      registration and the first read against the number
+#                        of keys (KERNEL=, KEYS=)
 #   make deb             the Debian packages hcache-dkms and hcache-tools, in
 #                        build/deb/ (VERSION= sets their version)
 #   make install         install the module, tools, rules and man pages
@@ -42,7 +44,7 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-.PHONY: all modules tools deps check check-long check-debug unit demo bench bench-profile bench-pair bench-scale deb install uninstall clean help
+.PHONY: all modules tools deps check check-long check-debug unit demo bench bench-profile bench-pair bench-scale bench-keys deb install uninstall clean help
 
 all: modules tools
 
@@ -118,6 +120,13 @@ bench-scale: deps
 	$(MAKE) modules tools
 	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" ./tests/bench/scale.sh
 
+# What the number of keys costs at registration: a cache filled with KEYS
+# keys in turn (default 100000 1000000 10000000; the debug build's fill),
+# stopped and registered again each time, on the instruction clock.
+bench-keys: deps
+	$(MAKE) modules tools
+	KERNEL="$(KERNEL)" KEYS="$(KEYS)" ./tests/bench/keys.sh
+
 # Debian packages, built by debhelper from a copy of the tree and checked
 # with lintian (scripts/make-deb.sh). VERSION= (default: dkms.conf's).
 deb: deps
@@ -136,4 +145,4 @@ clean:
 	$(MAKE) -C tests/vm/helpers clean
 
 help:
-	@sed -n '3,19s/^# \{0,1\}//p' Makefile
+	@sed -n '3,/^#   make install/s/^# \{0,1\}//p' Makefile

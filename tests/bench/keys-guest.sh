@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench-keys, the guest half (run by tests/bench/keys.sh through
+# tests/vm/run-test.sh with the debug build, on the instruction clock):
+# what a set's number of keys costs at registration. A 64 GiB null_blk
+# cache device (512 KiB buckets) in front of a 1 TiB one, memory-backed:
+# only what is written takes memory, and their I/O completes in the guest,
+# so the instruction clock counts it (a virtio disk's completions come
+# from the host, and a guest idle waiting for one jumps to its next
+# timer: on qcow2 drives every metadata I/O cost a tick); the debug build's fill
+# inserts clean 4 KiB keys, one every 8 KiB, each given cache space as a
+# write would (no data is written: registration reads only metadata).
+# For each count in hcbench.keys (default 100000 1000000 10000000), the
+# set is filled up to it, its btree written (flush), stopped cleanly, the
+# page cache dropped, and registered again; then the backing device
+# registers and one 4 KiB read of a key's block is timed.
+#
+# Output in $HC_RESULTS/keys.txt, one line per count: keys, registration
+# seconds (the register write until the set's directory shows), seconds
+# from the register write to the first read served, btree nodes cached
+# after registration, and the vmalloc and slab growth in KiB across the
+# registration.
+# timeout: 3000
+# memory: 6G
+
+. "$HC_ROOT/tests/vm/io-lib.sh"
+. "$HC_ROOT/tests/bench/guest-lib.sh"
+
+KEYS=$(bench_arg keys "100000,1000000,10000000")
+KEYS=${KEYS//,/ }
+R=$HC_RESULTS
+batch=100000
+
+meminfo() {
+	awk '$1 == "VmallocUsed:" { v = $2 } $1 == "Slab:" { s = $2 }
+	     END { print v, s }' /proc/meminfo
+}
+
+io_setup $((64 * 1024)) $((1024 * 1024)) --bucket 512k
+hc_log "make-hcache $IO_MKFS_SECS s, registration $IO_REG_SECS s"
+: >"$R/keys.txt"
+have=0
+for want in $KEYS; do
+	t0=$(io_now)
+	while [ $have -lt "$want" ]; do
+		n=$((want - have < batch ? want - have : batch))
+		hc_write "$IO_DBG/fill" "1 $((have * 16)) $n 8 16"
+		have=$((have + n))
+	done
+	[ "$(io_read_num "$IO_SET/internal/btree_leaf_keys")" = "$have" ] ||
+		hc_fail "the tree holds $(cat "$IO_SET/internal/btree_leaf_keys") keys, not $have"
+	hc_log "filled to $have keys in $(io_elapsed "$t0") s"
+	hc_write "$IO_DBG/flush" btree
+	io_stop
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	read -r vm0 slab0 < <(meminfo)
+	t0=$(io_now)
+	hc_write /sys/fs/hcache/register "$IO_CDEV"
+	hc_wait test -d "$IO_SET"
+	t1=$(io_now)
+	read -r vm1 slab1 < <(meminfo)
+	io_register_backing "$IO_BDEV" >/dev/null
+	# The block of the middle key.
+	dd if=/dev/hcache0 of=/dev/null bs=4k count=1 skip=$((have / 2 * 2)) \
+		iflag=direct status=none || hc_fail "the first read failed"
+	t2=$(io_now)
+	io_stat_is hcache0 cache_hits 1 || hc_fail "the first read was not a hit: $(io_stats_line hcache0)"
+	nodes=$(io_read_num "$IO_SET/internal/btree_nodes_cached")
+	echo "$have $(io_elapsed_at "$t0" "$t1") $(io_elapsed_at "$t0" "$t2") $nodes $((vm1 - vm0)) $((slab1 - slab0))" >>"$R/keys.txt"
+	hc_log "$have keys: registration $(io_elapsed_at "$t0" "$t1") s, first read $(io_elapsed_at "$t0" "$t2") s after the register write; $nodes nodes cached; vmalloc +$(((vm1 - vm0) / 1024)) MiB, slab +$(((slab1 - slab0) / 1024)) MiB"
+done
+io_teardown

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/bench/keys.sh: make bench-keys. What does the number of keys cost
+# when a set registers? One guest (the debug build, for its fill) on the
+# instruction clock runs tests/bench/keys-guest.sh: a cache filled with
+# KEYS keys in turn (default 100000 1000000 10000000), each time stopped
+# cleanly and registered again. Prints, per count, the registration time,
+# the time to the first read served, the btree nodes cached and the
+# memory the registration took, then the verdict against the scale
+# issue's goal: the first read after registration with the most keys at
+# most 1.2 times as late as with the fewest. About 15 minutes with the
+# default counts. Results in bench-results/<date>-<kernel>-keys/.
+#
+# Environment:
+#   KERNEL=RELEASE   a kernel release or its prefix (default: the newest
+#                    installed 6.12)
+#   KEYS="N..."      the key counts, ascending
+#
+# Exit status: 0 if the goal holds; 1 if it does not, or the guest failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+tool=bench-keys
+. tests/bench/host-lib.sh
+keys=${KEYS:-100000 1000000 10000000}
+for n in $keys; do
+	case $n in '' | *[!0-9]* | 0) echo "bench-keys: KEYS=$keys: key counts" >&2; exit 1 ;; esac
+done
+bench_kernel
+HC_DEBUG=1 ./scripts/build-module.sh "/lib/modules/$k/build" >/dev/null ||
+	{ echo "$tool: building the debug module for $k failed" >&2; exit 1; }
+res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-keys
+work=$top/build/bench-keys/$k
+mkdir -p "$res" "$(dirname "$work")"
+echo "bench-keys: $k, instruction clock, keys: $keys"
+HC_MODULE=debug HC_APPEND="${HC_APPEND:-} hcbench.keys=${keys// /,}" \
+	tests/vm/run-test.sh "$k" tests/bench/keys-guest.sh "$work" || bench_collect 1 "$work" "$res"
+bench_collect 0 "$work" "$res"
+awk '{ printf "%9d keys: registration %6.2f s, first read %6.2f s after the register write, %5d nodes cached, vmalloc +%d MiB, slab +%d MiB\n", $1, $2, $3, $4, $5 / 1024, $6 / 1024 }
+     NR == 1 { first = $3; fk = $1 }
+     { last = $3; lk = $1 }
+     END {
+	if (NR < 2) exit 1
+	r = last / first
+	printf "first read with %d keys %.2fx as late as with %d (goal at most 1.2x)\n", lk, r, fk
+	exit r <= 1.2 ? 0 : 1
+     }' "$res/keys.txt" | tee "$res/summary.txt"
+rc=${PIPESTATUS[0]}
+echo "bench-keys: $res"
+exit "$rc"
