@@ -13,13 +13,15 @@
 # For each count in hcbench.keys (default 100000 1000000 10000000), the
 # set is filled up to it, its btree written (flush), stopped cleanly, the
 # page cache dropped, and registered again; then the backing device
-# registers and one 4 KiB read of a key's block is timed.
+# registers and one 4 KiB read of a key's block is timed; then fio reads
+# the keys' blocks at random for 5 s, one at a time, every read a hit
+# with every node cached.
 #
 # Output in $HC_RESULTS/keys.txt, one line per count: keys, registration
 # seconds (the register write until the set's directory shows), seconds
 # from the register write to the first read served, btree nodes cached
-# after registration, and the vmalloc and slab growth in KiB across the
-# registration.
+# after registration, the vmalloc and slab growth in KiB across the
+# registration, and the hits a second (fio's JSON in hits-KEYS.json).
 # timeout: 3000
 # memory: 6G
 
@@ -67,7 +69,18 @@ for want in $KEYS; do
 	t2=$(io_now)
 	io_stat_is hcache0 cache_hits 1 || hc_fail "the first read was not a hit: $(io_stats_line hcache0)"
 	nodes=$(io_read_num "$IO_SET/internal/btree_nodes_cached")
-	echo "$have $(io_elapsed_at "$t0" "$t1") $(io_elapsed_at "$t0" "$t2") $nodes $((vm1 - vm0)) $((slab1 - slab0))" >>"$R/keys.txt"
-	hc_log "$have keys: registration $(io_elapsed_at "$t0" "$t1") s, first read $(io_elapsed_at "$t0" "$t2") s after the register write; $nodes nodes cached; vmalloc +$(((vm1 - vm0) / 1024)) MiB, slab +$(((slab1 - slab0) / 1024)) MiB"
+	# Hits with every node cached: 4 KiB random reads of the keys' blocks
+	# only (8 KiB aligned), one at a time; on the instruction clock the
+	# IOPS measure the instructions a hit costs.
+	fio --name=hits --filename=/dev/hcache0 --direct=1 --ioengine=psync \
+		--rw=randread --bs=4k --blockalign=8k --norandommap --size=$((have * 8192)) \
+		--runtime=5 --time_based --output-format=json --output="$R/hits-$have.json" \
+		>/dev/null 2>&1 || hc_fail "fio's hits at $have keys failed"
+	# fio may print a notice before its JSON.
+	iops=$(python3 -c 'import json, sys; t = open(sys.argv[1]).read(); print(int(json.loads(t[t.index("{"):])["jobs"][0]["read"]["iops"]))' "$R/hits-$have.json") ||
+		hc_fail "no IOPS in fio's output: $(head -3 "$R/hits-$have.json")"
+	io_stat_is hcache0 cache_misses 0 || hc_fail "reads of the keys' blocks missed: $(io_stats_line hcache0)"
+	echo "$have $(io_elapsed_at "$t0" "$t1") $(io_elapsed_at "$t0" "$t2") $nodes $((vm1 - vm0)) $((slab1 - slab0)) $iops" >>"$R/keys.txt"
+	hc_log "$have keys: registration $(io_elapsed_at "$t0" "$t1") s, first read $(io_elapsed_at "$t0" "$t2") s after the register write; $nodes nodes cached; vmalloc +$(((vm1 - vm0) / 1024)) MiB, slab +$(((slab1 - slab0) / 1024)) MiB; $iops hits a second"
 done
 io_teardown
