@@ -585,6 +585,13 @@ static int hc_open_carve(struct hc_cache_set *c, u32 want, u32 align,
 	lockdep_assert_held(&c->alloc_lock);
 	if (room < align || (whole && room < want))
 		return -EAGAIN;
+	/*
+	 * io_pin is 16 bits: a bucket with that many writes in flight into it
+	 * (512-byte writes into a bucket of 32 MiB or more) is left for a new
+	 * one rather than let the count wrap and the bucket look reusable.
+	 */
+	if (c->buckets[c->open_bucket].io_pin == U16_MAX)
+		return -EAGAIN;
 	*got = min(want, room - room % align);
 	*gen = c->buckets[c->open_bucket].gen;
 	*offset = hc_bucket_to_sector(g, c->open_bucket) + c->open_used;

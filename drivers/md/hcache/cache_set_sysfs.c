@@ -216,7 +216,7 @@ static ssize_t bucket_usage_show(struct hc_cache_set *c, char *buf)
 	u16 *prio;
 	int len;
 
-	prio = kvmalloc_array(g->nbuckets, sizeof(*prio), GFP_KERNEL);
+	prio = hc_big_array(g->nbuckets, sizeof(*prio), false);
 	if (!prio)
 		return -ENOMEM;
 	down_read(&c->meta_lock);

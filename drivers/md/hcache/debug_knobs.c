@@ -257,16 +257,28 @@ static int hc_gen_set_all(struct hc_cache_set *c, u8 gen)
 }
 
 /* A number written to a debugfs file, whole. */
-static int hc_debugfs_u32(const char __user *ubuf, size_t len, u32 *v)
+static int hc_debugfs_u64(const char __user *ubuf, size_t len, u64 *v)
 {
-	char buf[16];
+	char buf[24];
 
 	if (len >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	return kstrtou32(strim(buf), 0, v);
+	return kstrtou64(strim(buf), 0, v);
+}
+
+static int hc_debugfs_u32(const char __user *ubuf, size_t len, u32 *v)
+{
+	u64 v64;
+	int ret = hc_debugfs_u64(ubuf, len, &v64);
+
+	if (!ret && v64 > U32_MAX)
+		ret = -ERANGE;
+	if (!ret)
+		*v = v64;
+	return ret;
 }
 
 static ssize_t hc_gen_set_write(struct file *file, const char __user *ubuf,
@@ -319,16 +331,10 @@ static ssize_t hc_alloc_cursor_write(struct file *file,
 				     loff_t *ppos)
 {
 	struct hc_cache_set *c = file_inode(file)->i_private;
-	char buf[24];
 	u64 bucket;
 	int ret;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = 0;
-	ret = kstrtou64(strim(buf), 0, &bucket);
+	ret = hc_debugfs_u64(ubuf, len, &bucket);
 	if (!ret)
 		ret = hc_alloc_cursor_set(c, bucket);
 	return ret ? ret : len;

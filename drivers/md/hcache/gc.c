@@ -236,7 +236,7 @@ static u64 hc_move_choose(struct hc_cache_set *c)
 	room = (u64)c->free[HC_RESERVE_MOVE].nr * g->bucket_sectors;
 	if (gc->move_bucket)
 		room += g->bucket_sectors - gc->move_used;
-	cand = kvmalloc_array(g->nbuckets, sizeof(*cand), GFP_NOIO);
+	cand = hc_big_array(g->nbuckets, sizeof(*cand), true);
 	if (!cand)
 		return 0;
 	for (i = g->first_bucket; i < g->nbuckets; i++)

@@ -333,6 +333,9 @@
 #include <linux/workqueue.h>
 
 #include <linux/rwsem.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/wait_bit.h>
 
 #include "bdev_table.h"
@@ -1100,5 +1103,33 @@ void hc_debugfs_init(void);
 void hc_debugfs_exit(void);
 void hc_debugfs_add_set(struct hc_cache_set *c);
 void hc_debugfs_remove_set(struct hc_cache_set *c);
+
+/**
+ * hc_big_array() - an array of @n elements of @size bytes, not zeroed
+ * @n: elements, one per bucket say
+ * @size: bytes each
+ * @noio: the caller holds locks that I/O completion may need
+ *
+ * kvmalloc() up to INT_MAX bytes, vmalloc() beyond, which kvmalloc()
+ * refuses with a warning: a per-bucket array of 2^27 buckets of 16 bytes
+ * (8 TiB of 64 KiB buckets) is past it.
+ *
+ * Return: the array, to be freed with kvfree(); NULL without memory.
+ */
+static inline void *hc_big_array(size_t n, size_t size, bool noio)
+{
+	size_t bytes = array_size(n, size);
+	unsigned int flags;
+	void *p;
+
+	if (bytes <= INT_MAX)
+		return kvmalloc(bytes, noio ? GFP_NOIO : GFP_KERNEL);
+	if (!noio)
+		return vmalloc(bytes);
+	flags = memalloc_noio_save();
+	p = vmalloc(bytes);
+	memalloc_noio_restore(flags);
+	return p;
+}
 
 #endif /* _HCACHE_H */

@@ -57,7 +57,8 @@ struct hc_bucket_mark {
  * @replay_pin: holds data of journal keys not replayed yet: not to be
  *	reused, whatever the tree says of it so far
  * @io_pin: writes of data in flight into it whose keys are not in the
- *	tree yet: not to be reused (hc_open_bucket_take())
+ *	tree yet: not to be reused (hc_open_bucket_take()); at most U16_MAX,
+ *	the open bucket being left for a new one there (hc_open_carve())
  */
 struct hc_bucket {
 	struct hc_bucket_mark	m;
