@@ -33,11 +33,6 @@ KEYS=${KEYS//,/ }
 R=$HC_RESULTS
 batch=100000
 
-meminfo() {
-	awk '$1 == "VmallocUsed:" { v = $2 } $1 == "Slab:" { s = $2 }
-	     END { print v, s }' /proc/meminfo
-}
-
 io_setup $((64 * 1024)) $((1024 * 1024)) --bucket 512k
 hc_log "make-hcache $IO_MKFS_SECS s, registration $IO_REG_SECS s"
 : >"$R/keys.txt"
@@ -56,12 +51,12 @@ for want in $KEYS; do
 	io_stop
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	read -r vm0 slab0 < <(meminfo)
+	read -r vm0 slab0 < <(io_meminfo)
 	t0=$(io_now)
 	hc_write /sys/fs/hcache/register "$IO_CDEV"
 	hc_wait test -d "$IO_SET"
 	t1=$(io_now)
-	read -r vm1 slab1 < <(meminfo)
+	read -r vm1 slab1 < <(io_meminfo)
 	io_register_backing "$IO_BDEV" >/dev/null
 	# The block of the middle key.
 	dd if=/dev/hcache0 of=/dev/null bs=4k count=1 skip=$((have / 2 * 2)) \

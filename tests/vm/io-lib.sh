@@ -194,14 +194,13 @@ io_setup() {
 	cdev=$(hc_nullb cache "$cmib" ${IO_CACHE_ATTRS:-})
 	# shellcheck disable=SC2086
 	bdev=$(hc_nullb back "$bmib" ${IO_BACK_ATTRS:-})
-	io_devices "$cdev" "$bdev"
 	# IO_PREFILL=1: every page of both disks written once first, so that
 	# null_blk allocates none later (for tests that fail allocations).
 	if [ "${IO_PREFILL:-}" = 1 ]; then
-		dd if=/dev/zero of="$IO_CDEV" bs=1M count="$cmib" oflag=direct status=none
-		dd if=/dev/zero of="$IO_BDEV" bs=1M count="$bmib" oflag=direct status=none
+		dd if=/dev/zero of="$cdev" bs=1M count="$cmib" oflag=direct status=none
+		dd if=/dev/zero of="$bdev" bs=1M count="$bmib" oflag=direct status=none
 	fi
-	io_setup_on "$IO_CDEV" "$IO_BDEV" "$@"
+	io_setup_on "$cdev" "$bdev" "$@"
 	hc_log "set $IO_UUID: cache $IO_CDEV ($cmib MiB, $(cat "$IO_SET/nbuckets") buckets of $(cat "$IO_SET/bucket_size")), backing $IO_BDEV ($bmib MiB, data at sector $IO_OFFSET) as hcache0"
 }
 
@@ -458,6 +457,13 @@ io_watch() {
 		fi
 	done
 	wait "$pid"
+}
+
+# io_meminfo: the kernel's vmalloc and slab use, in KiB, on one line:
+# "VMALLOC SLAB" (from /proc/meminfo).
+io_meminfo() {
+	awk '$1 == "VmallocUsed:" { v = $2 } $1 == "Slab:" { s = $2 }
+	     END { print v, s }' /proc/meminfo
 }
 
 # io_now: seconds since the epoch, with microseconds.

@@ -76,13 +76,17 @@ done
 verify_all "after detaching half" --verify_only
 hc_log "detached the $((n / 2)) writeback devices (dirty data written back); all $n verify"
 
-# Stop: the set (its attached devices with it), then the detached ones.
-hc_write "$IO_SET/stop" 1
-hc_wait test ! -e "$IO_SET"
-for ((i = 1; i < n; i += 2)); do
-	hc_write "$(io_sysdir "${devs[$i]}")/stop" 1
-done
-hc_wait io_no_hcache
+# stop_detached: stop the detached half, which no set stop reaches.
+stop_detached() {
+	local i
+	for ((i = 1; i < n; i += 2)); do
+		hc_write "$(io_sysdir "$(io_hcache_of "${bdevs[$i]}")")/stop" 1
+	done
+}
+
+# Stop: the detached devices, then the set (its attached devices with it).
+stop_detached
+io_stop
 hc_write /sys/fs/hcache/register "$IO_CDEV"
 hc_wait test -d "$IO_SET"
 for ((i = 0; i < n; i++)); do
@@ -101,11 +105,5 @@ attached=$(ls -d "$IO_SET"/bdev* | wc -l)
 [ "$attached" = $((n / 2)) ] || hc_fail "the set lists $attached backing devices after the restart, not $((n / 2))"
 verify_all "after a stop and a new registration" --verify_only
 hc_log "after a stop and a new registration: $((n / 2)) attached, $((n / 2)) on their own, all $n verify"
-io_check
-hc_write "$IO_SET/stop" 1
-hc_wait test ! -e "$IO_SET"
-for ((i = 1; i < n; i += 2)); do
-	hc_write "$(io_sysdir "$(io_hcache_of "${bdevs[$i]}")")/stop" 1
-done
-hc_wait io_no_hcache
-hc_unload
+stop_detached
+io_teardown
