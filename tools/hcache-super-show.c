@@ -88,9 +88,11 @@ static void show_text(const struct hc_show *s)
 	printf("sb.compat\t\t0x%016llx\n", le64_to_cpu(d->compat));
 	printf("sb.ro_compat\t\t0x%016llx%s\n", le64_to_cpu(d->ro_compat),
 	       s->read_only ? " [unknown bits: read only]" : "");
-	printf("sb.incompat\t\t0x%016llx%s\n", le64_to_cpu(d->incompat),
+	printf("sb.incompat\t\t0x%016llx%s%s\n", le64_to_cpu(d->incompat),
 	       le64_to_cpu(d->incompat) & HC_FEAT_INCOMPAT_RETIRED_DRAFT ?
-	       " [retired-draft]" : "");
+	       " [retired-draft]" : "",
+	       le64_to_cpu(d->incompat) & HC_FEAT_INCOMPAT_EMPTY_MARKS ?
+	       " [empty-marks]" : "");
 	printf("sb.seq\t\t\t%llu\n", le64_to_cpu(d->seq));
 	printf("sb.sector\t\t%llu\n", le64_to_cpu(d->sb_sector));
 	printf("sb.kind\t\t\t%u [%s]\n", kind, hc_kind_name(kind));

@@ -357,9 +357,10 @@ struct pset_recs {
 	u32 calls;
 	u8 gen[8192 / 4];
 	u16 prio[8192 / 4];
+	u8 flags[8192 / 4];
 };
 
-static void pset_set(void *priv, u64 bucket, u8 gen, u16 prio)
+static void pset_set(void *priv, u64 bucket, u8 gen, u16 prio, u8 flags)
 {
 	struct pset_recs *r = priv;
 
@@ -368,10 +369,11 @@ static void pset_set(void *priv, u64 bucket, u8 gen, u16 prio)
 		fuzz_fail("prio set: set() called out of order or range");
 	r->gen[r->calls] = gen;
 	r->prio[r->calls] = prio;
+	r->flags[r->calls] = flags;
 	r->calls++;
 }
 
-static void pset_get(void *priv, u64 bucket, u8 *gen, u16 *prio)
+static void pset_get(void *priv, u64 bucket, u8 *gen, u16 *prio, u8 *flags)
 {
 	struct pset_recs *r = priv;
 	u64 i = bucket - r->first;
@@ -380,6 +382,7 @@ static void pset_get(void *priv, u64 bucket, u8 *gen, u16 *prio)
 		fuzz_fail("prio set: get() out of range");
 	*gen = r->gen[i];
 	*prio = r->prio[i];
+	*flags = r->flags[i];
 }
 
 static int pset_decode(const void *buf, u32 bucket_bytes, u64 expect_first,

@@ -151,11 +151,12 @@ static int write_jset_seeds(const char *dir)
 
 /* ---- Gen/prio sets -------------------------------------------------------- */
 
-static void seed_get(void *priv, u64 bucket, u8 *gen, u16 *prio)
+static void seed_get(void *priv, u64 bucket, u8 *gen, u16 *prio, u8 *flags)
 {
 	(void)priv;
 	*gen = bucket * 37;
 	*prio = bucket * 1009;
+	*flags = bucket % 5 ? 0 : HC_BUCKET_DISK_EMPTY;
 }
 
 static int write_pset_seed(const char *dir, const char *name, u32 bytes,

@@ -22,12 +22,13 @@ struct buckets {
 	u64 nbuckets;
 	u8 *gen;
 	u16 *prio;
+	u8 *flags;
 	u64 calls;		/* callbacks made */
 	u64 next;		/* the bucket the next callback must name */
 	bool out_of_order;
 };
 
-static void bk_get(void *priv, u64 bucket, u8 *gen, u16 *prio)
+static void bk_get(void *priv, u64 bucket, u8 *gen, u16 *prio, u8 *flags)
 {
 	struct buckets *b = priv;
 
@@ -37,10 +38,11 @@ static void bk_get(void *priv, u64 bucket, u8 *gen, u16 *prio)
 	if (bucket < b->nbuckets) {
 		*gen = b->gen[bucket];
 		*prio = b->prio[bucket];
+		*flags = b->flags[bucket];
 	}
 }
 
-static void bk_set(void *priv, u64 bucket, u8 gen, u16 prio)
+static void bk_set(void *priv, u64 bucket, u8 gen, u16 prio, u8 flags)
 {
 	struct buckets *b = priv;
 
@@ -50,6 +52,7 @@ static void bk_set(void *priv, u64 bucket, u8 gen, u16 prio)
 	if (bucket < b->nbuckets) {
 		b->gen[bucket] = gen;
 		b->prio[bucket] = prio;
+		b->flags[bucket] = flags;
 	}
 }
 
@@ -59,8 +62,9 @@ static void bk_alloc(struct buckets *b, u64 nbuckets)
 	b->nbuckets = nbuckets;
 	b->gen = calloc(nbuckets, 1);
 	b->prio = calloc(nbuckets, sizeof(*b->prio));
-	CHECK(b->gen && b->prio, "out of memory");
-	if (!b->gen || !b->prio)
+	b->flags = calloc(nbuckets, 1);
+	CHECK(b->gen && b->prio && b->flags, "out of memory");
+	if (!b->gen || !b->prio || !b->flags)
 		exit(1);
 }
 
@@ -68,6 +72,7 @@ static void bk_free(struct buckets *b)
 {
 	free(b->gen);
 	free(b->prio);
+	free(b->flags);
 }
 
 static void test_per_bucket(void)
@@ -130,7 +135,9 @@ static void test_layout(void)
 	CHECK_EQ_U64(get_le(b + 40, 8), 0, "padding @40");
 	CHECK_EQ_U64(get_le(b + 48, 2), base_b.prio[BASE_FIRST], "prio @48");
 	CHECK_EQ_U64(get_le(b + 50, 1), base_b.gen[BASE_FIRST], "gen @50");
-	CHECK_EQ_U64(get_le(b + 51, 1), 0, "record padding @51");
+	CHECK_EQ_U64(get_le(b + 51, 1), base_b.flags[BASE_FIRST], "flags @51");
+	CHECK_EQ_U64(get_le(b + 48 + 4 * 39 + 3, 1),
+		     base_b.flags[BASE_FIRST + 39], "last flags @207");
 	CHECK_EQ_U64(get_le(b + 48 + 4 * 39, 2), base_b.prio[BASE_FIRST + 39],
 		     "last prio @204");
 	CHECK_EQ_U64(get_le(b + 48 + 4 * 39 + 2, 1),
@@ -164,6 +171,7 @@ static void test_chain(void)
 	for (i = 0; i < nbuckets; i++) {
 		in.gen[i] = i * 7 + 3;
 		in.prio[i] = i * 40503 + 1;
+		in.flags[i] = i % 3 ? 0 : HC_BUCKET_DISK_EMPTY;
 	}
 	for (s = 0; s < ARRAY_LEN(sizes); s++) {
 		u32 bytes = sizes[s], per = hc_pset_per_bucket(bytes);
@@ -209,8 +217,9 @@ static void test_chain(void)
 		      "bucket_bytes %u: callbacks %llu/%llu", bytes,
 		      in.calls, out.calls);
 		CHECK(!memcmp(in.gen, out.gen, nbuckets) &&
-		      !memcmp(in.prio, out.prio, nbuckets * sizeof(*in.prio)),
-		      "bucket_bytes %u: gens and prios differ", bytes);
+		      !memcmp(in.prio, out.prio, nbuckets * sizeof(*in.prio)) &&
+		      !memcmp(in.flags, out.flags, nbuckets),
+		      "bucket_bytes %u: gens, prios or flags differ", bytes);
 		printf("  bucket %6u bytes: %5u per set, %4llu sets\n",
 		       bytes, per, sets);
 		free(buf);
@@ -366,11 +375,13 @@ static const struct corrupt table[] = {
 	{ "next 0: end of the chain", 32, 8, 0, .want = NULL },
 	{ "header padding", 40, 8, 1ULL << 63, .ret = -EUCLEAN,
 	  .want = "prio set padding not zero" },
-	{ "first record padding", REC(0) + 3, 1, 1, .ret = -EUCLEAN,
-	  .want = "bucket record padding not zero" },
-	{ "last record padding", REC(BASE_NR - 1) + 3, 1, 0x80,
-	  .ret = -EUCLEAN, .want = "bucket record padding not zero" },
-	{ "padding of a record past nr", REC(BASE_NR) + 3, 1, 1,
+	{ "first record: flag EMPTY", REC(0) + 3, 1, HC_BUCKET_DISK_EMPTY,
+	  .want = NULL },
+	{ "first record: unknown flag", REC(0) + 3, 1, 2, .ret = -EUCLEAN,
+	  .want = "unknown bucket record flags" },
+	{ "last record: unknown flag", REC(BASE_NR - 1) + 3, 1, 0x80,
+	  .ret = -EUCLEAN, .want = "unknown bucket record flags" },
+	{ "flags of a record past nr", REC(BASE_NR) + 3, 1, 0xff,
 	  .want = NULL },
 	{ "garbage after the records", SMALL - 8, 8, ~0ULL, .want = NULL },
 };
@@ -425,13 +436,16 @@ static void test_table(void)
 	base_encode((u8 *)buf);
 	memset(out.gen, 0, NBUCKETS);
 	memset(out.prio, 0, NBUCKETS * sizeof(*out.prio));
+	memset(out.flags, 0, NBUCKETS);
 	out.next = BASE_FIRST;
 	ret = hc_pset_decode(buf, SMALL, SET_MAGIC, NBUCKETS, BASE_FIRST,
 			     bk_set, &out, &info, NULL);
 	CHECK(!ret && !memcmp(out.gen + BASE_FIRST, base_b.gen + BASE_FIRST,
 			      BASE_NR) &&
 	      !memcmp(out.prio + BASE_FIRST, base_b.prio + BASE_FIRST,
-		      BASE_NR * sizeof(*out.prio)),
+		      BASE_NR * sizeof(*out.prio)) &&
+	      !memcmp(out.flags + BASE_FIRST, base_b.flags + BASE_FIRST,
+		      BASE_NR),
 	      "base set records differ: %d", ret);
 	bk_free(&out);
 }
@@ -461,6 +475,7 @@ int main(void)
 	for (i = 0; i < NBUCKETS; i++) {
 		base_b.gen[i] = 0xff - i;
 		base_b.prio[i] = 0x8000 + i * 3;
+		base_b.flags[i] = i & 1 ? HC_BUCKET_DISK_EMPTY : 0;
 	}
 	test_per_bucket();
 	test_layout();

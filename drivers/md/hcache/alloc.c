@@ -340,21 +340,60 @@ out_undo:
 	return ret;
 }
 
+/*
+ * Nothing live in @i and no pointer, live or stale, into it: a clean stop
+ * may mark it empty for the next registration (HC_BUCKET_DISK_EMPTY).
+ */
+static bool hc_bucket_unreferenced(struct hc_cache_set *c, u64 i)
+{
+	const struct hc_bucket *b = &c->buckets[i];
+
+	return b->m.type == HC_BUCKET_FREE && !b->m.clean && !b->m.dirty &&
+	       !b->m.ptrs && !b->m.has_ptr && !b->replay_pin && !b->io_pin &&
+	       i != c->open_bucket && i != c->gc.move_bucket;
+}
+
 /* pset.c's view of the buckets. */
-void hc_prio_get(void *priv, u64 bucket, u8 *gen, u16 *prio)
+void hc_prio_get(void *priv, u64 bucket, u8 *gen, u16 *prio, u8 *flags)
 {
 	struct hc_cache_set *c = priv;
 
 	*gen = c->buckets[bucket].gen;
 	*prio = c->buckets[bucket].prio;
+	*flags = c->empty_marks && hc_bucket_unreferenced(c, bucket) ?
+		 HC_BUCKET_DISK_EMPTY : 0;
 }
 
-static void hc_prio_set(void *priv, u64 bucket, u8 gen, u16 prio)
+static void hc_prio_set(void *priv, u64 bucket, u8 gen, u16 prio, u8 flags)
 {
 	struct hc_cache_set *c = priv;
+	struct hc_bucket *b = &c->buckets[bucket];
 
-	c->buckets[bucket].gen = gen;
-	c->buckets[bucket].prio = prio;
+	b->gen = gen;
+	b->prio = prio;
+	/* Marks count only as written by the clean stop before this load. */
+	b->hinted = (flags & HC_BUCKET_DISK_EMPTY) && c->sb.cache.clean &&
+		    (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS);
+}
+
+/*
+ * What a refill may take while the background mark pass runs: whatever
+ * the gen/prio chain and the btree need, but for data and moving only the
+ * hinted buckets above the floor.
+ */
+static size_t hc_mark_bg_want(struct hc_cache_set *c, size_t want)
+{
+	const struct hc_mark_bg *bg = &c->mark_bg;
+	size_t meta = c->free[HC_RESERVE_PRIO].target -
+		      c->free[HC_RESERVE_PRIO].nr +
+		      c->free[HC_RESERVE_BTREE].target -
+		      c->free[HC_RESERVE_BTREE].nr;
+	u64 spare = bg->hinted > bg->floor ? bg->hinted - bg->floor : 0;
+
+	if (c->free[HC_RESERVE_PRIO].nr < c->prio_nr)
+		meta += c->prio_nr;
+	meta = min(meta, want);
+	return meta + min_t(u64, want - meta, spare);
 }
 
 /*
@@ -380,6 +419,8 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 		want += c->free[r].target - c->free[r].nr;
 	if (c->free[HC_RESERVE_PRIO].nr < c->prio_nr)
 		want += c->prio_nr;	/* this write's chain */
+	if (c->mark_bg.running)
+		want = hc_mark_bg_want(c, want);
 	if (!want)
 		return 0;
 	if (WARN_ON_ONCE(want > c->refill_max))
@@ -390,6 +431,9 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	/* Empty buckets first, from a rotating cursor to spread the wear. */
 	for (tries = g->first_bucket; tries < g->nbuckets && n < want; tries++) {
 		i = hc_cursor_next(c);
+		/* Before the mark pass has counted them, only the marked. */
+		if (c->mark_bg.running && !c->buckets[i].hinted)
+			continue;
 		if (hc_bucket_empty(c, i)) {
 			if (hc_gen_may_bump(c, &c->buckets[i]))
 				cand[n++] = i;
@@ -398,7 +442,7 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 		}
 	}
 	nempty = n;
-	if (n < want)
+	if (n < want && !c->mark_bg.running)
 		n += hc_choose_evict(c, cand + n, want - n);
 	/* Short of buckets, or held back by stale pointers: collect. */
 	if (n < want || c->stats.gen_limited != limited)
@@ -410,6 +454,10 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	for (k = 0; k < n; k++) {
 		struct hc_bucket *b = &c->buckets[cand[k]];
 
+		if (b->hinted) {
+			b->hinted = 0;
+			c->mark_bg.hinted--;
+		}
 		/* Reads in flight from it check the gen when they complete. */
 		WRITE_ONCE(b->gen, b->gen + 1);
 		if (!b->gen)
@@ -797,7 +845,10 @@ u64 hc_dirty_sectors(struct hc_cache_set *c, u32 id)
 	struct hc_bdev_entry *e = hc_bdev_table_find_id(c->table, id);
 
 	lockdep_assert_held(&c->meta_lock);
-	return e ? e->dirty_sectors : 0;
+	if (!e)
+		return 0;
+	/* Not counted to the end yet: never clean (struct hc_mark_bg). */
+	return e->dirty_sectors + c->mark_bg.running;
 }
 
 /**
@@ -806,6 +857,20 @@ u64 hc_dirty_sectors(struct hc_cache_set *c, u32 id)
  * @k: the key as stored
  */
 void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k)
+{
+	if (hc_mark_bg_counts(c, k->bdev_id, k->end))
+		hc_bucket_key_count(c, k);
+}
+
+/**
+ * hc_bucket_key_count() - count a leaf key's sectors in its bucket
+ * @c: the set; meta_lock held for writing
+ * @k: the key
+ *
+ * hc_bucket_key_added() for keys the background mark pass may count, and
+ * that pass's own counting of every key it walks.
+ */
+void hc_bucket_key_count(struct hc_cache_set *c, const struct hc_key *k)
 {
 	struct hc_bucket *b;
 	u8 ptr_gen;
@@ -853,7 +918,7 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 	struct hc_bucket *b;
 	u32 *count;
 
-	if (!k->nr_ptrs)
+	if (!k->nr_ptrs || !hc_mark_bg_counts(c, k->bdev_id, k->end))
 		return;
 	b = &c->buckets[hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr))];
 	if (start == hc_key_start(k) && end == k->end) {
@@ -931,11 +996,20 @@ u32 hc_avail_percent(struct hc_cache_set *c)
  *	full to the admission policy
  *
  * Return: buckets outside the superblock and journal that hold neither
- * metadata nor dirty data.
+ * metadata nor dirty data; while the background mark pass runs, only the
+ * hinted buckets data may still get (struct hc_mark_bg).
  */
 u64 hc_buckets_available(struct hc_cache_set *c, u64 *free)
 {
 	u64 i, n = 0, nfree = 0;
+
+	if (c->mark_bg.running) {
+		n = c->mark_bg.hinted > c->mark_bg.floor ?
+		    c->mark_bg.hinted - c->mark_bg.floor : 0;
+		if (free)
+			*free = n;
+		return n;
+	}
 
 	for (i = 0; i < c->geom.nbuckets; i++) {
 		const struct hc_bucket *b = &c->buckets[i];

@@ -1230,8 +1230,10 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 			return ret;
 		hc_node_dirtied(c, leaf);
 		hc_bucket_key_added(c, &piece);
-		c->leaf_keys += leaf->keys.nr;
-		c->leaf_keys -= before;
+		if (hc_mark_bg_counts(c, leaf->max.bdev, leaf->max.end)) {
+			c->leaf_keys += leaf->keys.nr;
+			c->leaf_keys -= before;
+		}
 		if (!leaf->journal_pin)
 			leaf->journal_pin = journal_seq;
 		done = piece.end == cur.end;
@@ -1240,9 +1242,11 @@ int hc_btree_insert(struct hc_cache_set *c, const struct hc_key *k,
 		/*
 		 * Optional: a merge that failed before it changed anything
 		 * (no memory, a sibling unreadable) leaves the tree as it was.
+		 * None while the background mark pass runs: a leaf it has
+		 * counted would join one it has not.
 		 */
-		if (hc_node_wants_merge(c, leaf) && hc_node_merge(c, leaf) &&
-		    c->meta_failed)
+		if (!c->mark_bg.running && hc_node_wants_merge(c, leaf) &&
+		    hc_node_merge(c, leaf) && c->meta_failed)
 			return -EIO;
 		if (done)
 			return 0;
@@ -1507,6 +1511,39 @@ int hc_btree_scan_all(struct hc_cache_set *c, struct hc_pos *pos,
 	return !hc_pos_is_max(pos);
 }
 
+/**
+ * hc_btree_leaf_visit() - visit the leaf after a position
+ * @c: the set; meta_lock held for writing
+ * @pos: in: the leaf after this position; out: that leaf's max, where
+ *	the next call goes on
+ * @leaf_fn: called with the leaf; a non-zero return ends the visit
+ * @priv: passed to @leaf_fn
+ *
+ * For walks that drop meta_lock between leaves and must see each leaf
+ * whole (the background mark pass). May sleep.
+ *
+ * Return: 1 if leaves are left after *@pos, 0 after the last one, or
+ * -errno (reading the leaf, or @leaf_fn's).
+ */
+int hc_btree_leaf_visit(struct hc_cache_set *c, struct hc_pos *pos,
+			int (*leaf_fn)(void *priv, struct hc_btree_node *leaf),
+			void *priv)
+{
+	struct hc_btree_node *n;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (hc_pos_is_max(pos))
+		return 0;
+	ret = hc_btree_leaf_after(c, pos, &n);
+	if (!ret)
+		ret = leaf_fn(priv, n);
+	if (ret)
+		return ret;
+	*pos = n->max;
+	return !hc_pos_is_max(pos);
+}
+
 /* Drop the keys of @n that @key_fn says to drop, accounting their sectors. */
 static size_t hc_node_drop_keys(struct hc_cache_set *c,
 				struct hc_btree_node *n,
@@ -1641,6 +1678,45 @@ static int hc_btree_walk_node(struct hc_cache_set *c, struct hc_btree_node *n,
 			return ret;
 	}
 	return 0;
+}
+
+static int hc_btree_walk_interior_node(struct hc_cache_set *c,
+				       struct hc_btree_node *n,
+				       hc_walk_node_fn node_fn, void *priv)
+{
+	struct hc_btree_node *child;
+	size_t i;
+	int ret;
+
+	ret = node_fn(priv, n);
+	for (i = 0; !ret && n->level > 1 && i < n->keys.nr; i++) {
+		ret = hc_node_get(c, n, i, &child);
+		if (!ret)
+			ret = hc_btree_walk_interior_node(c, child, node_fn,
+							  priv);
+	}
+	return ret;
+}
+
+/**
+ * hc_btree_walk_interior() - visit every interior node, parents first
+ * @c: the set; meta_lock held, for reading at least
+ * @node_fn: called for each node with children; a non-zero return ends
+ *	the walk
+ * @priv: passed to @node_fn
+ *
+ * Leaves are not read.
+ *
+ * Return: 0, @node_fn's return value, or the error reading a node.
+ */
+int hc_btree_walk_interior(struct hc_cache_set *c,
+			   int (*node_fn)(void *priv, struct hc_btree_node *n),
+			   void *priv)
+{
+	lockdep_assert_held(&c->meta_lock);
+	if (!c->root->level)
+		return 0;
+	return hc_btree_walk_interior_node(c, c->root, node_fn, priv);
 }
 
 /**

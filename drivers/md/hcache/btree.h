@@ -131,6 +131,12 @@ int hc_btree_walk(struct hc_cache_set *c,
 		  int (*key_fn)(void *priv, struct hc_btree_node *n,
 				const struct hc_key *k),
 		  void *priv);
+int hc_btree_walk_interior(struct hc_cache_set *c,
+			   int (*node_fn)(void *priv, struct hc_btree_node *n),
+			   void *priv);
+int hc_btree_leaf_visit(struct hc_cache_set *c, struct hc_pos *pos,
+			int (*leaf_fn)(void *priv, struct hc_btree_node *leaf),
+			void *priv);
 int hc_btree_scan_all(struct hc_cache_set *c, struct hc_pos *pos,
 		      unsigned int max_leaves,
 		      void (*key_fn)(void *priv, const struct hc_key *k),

@@ -469,6 +469,19 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 	if (ret)
 		return ret;
 
+	/*
+	 * After a clean stop that marked its empty buckets, the counting
+	 * runs behind I/O (struct hc_mark_bg): the replay's inserts leave
+	 * the counts to it, and there is nothing to check them against yet.
+	 */
+	if (hc_mark_bg_begin(c)) {
+		ret = hc_journal_replay(c);
+		if (ret)
+			return ret;
+		hc_load_set_phase(c, "write", 0);
+		return hc_journal_write(c);
+	}
+
 	/* Bucket state from the tree on disk, then the journal on top. */
 	marks = vmalloc(array_size(c->geom.nbuckets, sizeof(*marks)));
 	if (!marks)
@@ -537,11 +550,19 @@ static int hc_cache_set_publish(struct hc_cache_set *c, bool fresh)
 	list_add_tail(&c->list, &hc_cache_sets);
 	kobject_uevent(&c->kobj, KOBJ_ADD);
 
-	pr_info("%pg: cache set %pU %s in %u ms: %llu buckets of %u KiB, btree depth %u, %llu keys\n",
-		c->bdev, c->sb.set_uuid, fresh ? "created" : "registered",
-		jiffies_to_msecs(jiffies - c->load.start),
-		c->geom.nbuckets, c->geom.bucket_sectors >> 1, c->root->level,
-		c->leaf_keys);
+	if (c->mark_bg.running)
+		pr_info("%pg: cache set %pU registered in %u ms: %llu buckets of %u KiB, btree depth %u; counting its keys behind I/O (%llu buckets marked empty)\n",
+			c->bdev, c->sb.set_uuid,
+			jiffies_to_msecs(jiffies - c->load.start),
+			c->geom.nbuckets, c->geom.bucket_sectors >> 1,
+			c->root->level, c->mark_bg.hinted);
+	else
+		pr_info("%pg: cache set %pU %s in %u ms: %llu buckets of %u KiB, btree depth %u, %llu keys\n",
+			c->bdev, c->sb.set_uuid,
+			fresh ? "created" : "registered",
+			jiffies_to_msecs(jiffies - c->load.start),
+			c->geom.nbuckets, c->geom.bucket_sectors >> 1,
+			c->root->level, c->leaf_keys);
 	hc_cache_set_attach_pending(c);
 	return 0;
 
@@ -639,6 +660,8 @@ static void hc_cache_set_load_work(struct work_struct *work)
 	if (!ret) {
 		hc_load_set_phase(c, "publish", 0);
 		c->sb.cache.clean = false;
+		/* Marks the running set's prio writes no longer keep. */
+		c->sb.incompat &= ~HC_FEAT_INCOMPAT_EMPTY_MARKS;
 		ret = hc_sb_write(c->bdev, &c->sb, c->sb_buf);
 		if (ret)
 			pr_err("%pg: cannot register cache set %pU: cannot write the superblock (error %d)\n",
@@ -746,6 +769,7 @@ int hc_cache_register(const char *path, dev_t devt,
 	INIT_LIST_HEAD(&c->list);
 	INIT_LIST_HEAD(&c->backings);
 	init_rwsem(&c->meta_lock);
+	init_waitqueue_head(&c->mark_bg.done_wait);
 	spin_lock_init(&c->alloc_lock);
 	spin_lock_init(&c->promote_lock);
 	INIT_LIST_HEAD(&c->promote_todo);
@@ -853,7 +877,9 @@ int hc_cache_register_wait(struct hc_cache_set *c)
  *
  * One line per set being loaded: cache device, set uuid, step, progress
  * in it ("done/total", or "done" when the total is not known) and seconds
- * since the registration was accepted.
+ * since the registration was accepted. Then one per registered set whose
+ * mark pass still runs behind I/O: step "background-mark", the leaves
+ * counted, and the seconds since it began.
  *
  * Return: bytes written.
  */
@@ -877,6 +903,14 @@ ssize_t hc_cache_set_loading_show(char *buf)
 			n += sysfs_emit_at(buf, n, "/%llu", total);
 		n += sysfs_emit_at(buf, n, " %lu\n",
 				   (jiffies - c->load.start) / HZ);
+	}
+	list_for_each_entry(c, &hc_cache_sets, list) {
+		if (!READ_ONCE(c->mark_bg.running) || n > PAGE_SIZE - 128)
+			continue;
+		n += sysfs_emit_at(buf, n, "%s %pU background-mark %llu %lu\n",
+				   c->load.dev, c->sb.set_uuid,
+				   READ_ONCE(c->mark_bg.leaves),
+				   (jiffies - c->mark_bg.start) / HZ);
 	}
 	mutex_unlock(&hc_register_lock);
 	return n;
@@ -938,6 +972,12 @@ void hc_cache_set_stop(struct hc_cache_set *c, bool detach)
 
 	down_write(&c->meta_lock);
 	ret = hc_btree_flush(c);
+	/*
+	 * The last chain marks the empty buckets, so that the next
+	 * registration can serve I/O before it has counted the rest; not if
+	 * the counts are incomplete (the pass behind I/O did not end).
+	 */
+	c->empty_marks = !c->mark_bg.running && !c->meta_failed;
 	if (!ret)
 		ret = hc_prio_write(c);
 	if (!ret)
@@ -945,6 +985,8 @@ void hc_cache_set_stop(struct hc_cache_set *c, bool detach)
 	up_write(&c->meta_lock);
 	if (!ret && !atomic64_read(&c->errors)) {
 		c->sb.cache.clean = true;
+		if (c->empty_marks)
+			c->sb.incompat |= HC_FEAT_INCOMPAT_EMPTY_MARKS;
 		ret = hc_sb_write(c->bdev, &c->sb, c->sb_buf);
 	}
 	pr_info("%pg: cache set %pU stopped%s\n", c->bdev, c->sb.set_uuid,

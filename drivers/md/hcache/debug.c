@@ -72,12 +72,16 @@ static int hc_check_open(struct inode *inode, struct file *file)
 	struct seq_buf s;
 	int ret;
 
+	/* The counts are complete only once the pass behind I/O ended. */
+	ret = hc_mark_bg_wait(c);
+	if (ret)
+		return ret;
 	ret = hc_debug_text_alloc(file, PAGE_SIZE * 4, &s);
 	if (ret)
 		return ret;
 	t = file->private_data;
 	down_read(&c->meta_lock);
-	ret = hc_check(c, &s);
+	ret = c->mark_bg.running ? -EBUSY : hc_check(c, &s);
 	up_read(&c->meta_lock);
 	if (!ret)
 		seq_buf_printf(&s, "ok\n");

@@ -38,6 +38,8 @@ enum hc_delay_point {
 	HC_DELAY_WRITE_INSERT,
 	/* a journal entry is encoded and about to be written */
 	HC_DELAY_JOURNAL_WRITE,
+	/* the mark pass behind I/O is about to count its next leaves */
+	HC_DELAY_MARK_BG,
 	HC_DELAY_NR,
 };
 

@@ -55,6 +55,7 @@ static struct hc_debug_point hc_delays[HC_DELAY_NR] = {
 	[HC_DELAY_WRITE_FALLBACK]	= { .name = "write_fallback" },
 	[HC_DELAY_WRITE_INSERT]		= { .name = "write_insert" },
 	[HC_DELAY_JOURNAL_WRITE]	= { .name = "journal_write" },
+	[HC_DELAY_MARK_BG]		= { .name = "mark_bg" },
 };
 
 static struct hc_debug_point hc_faults[HC_FAULT_NR] = {

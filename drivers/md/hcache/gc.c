@@ -636,6 +636,8 @@ static int hc_gc_thread(void *arg)
 	struct hc_gc *gc = &c->gc;
 
 	set_user_nice(current, 10);
+	/* First, behind I/O, what the registration did not count. */
+	hc_mark_bg_run(c);
 	while (!kthread_should_stop()) {
 		wait_event_interruptible_timeout(gc->wait,
 						 kthread_should_stop() ||
@@ -739,6 +741,7 @@ void hc_gc_stop(struct hc_cache_set *c)
 {
 	WRITE_ONCE(c->gc.stopping, true);
 	wake_up_all(&c->gc.done_wait);
+	wake_up_all(&c->mark_bg.done_wait);
 	if (c->gc.thread)
 		kthread_stop(c->gc.thread);
 	c->gc.thread = NULL;

@@ -114,7 +114,11 @@
  * takes the roots from the newest valid entry, reads the gen/prio chain,
  * the table and the root, runs the mark pass (mark_pass.c: every bucket's
  * live sectors and oldest gen from the tree on disk), and replays entries
- * last_seq to newest. A cache whose superblock was never rewritten (seq 1,
+ * last_seq to newest. After a clean stop that marked the empty buckets in
+ * the chain (HC_FEAT_INCOMPAT_EMPTY_MARKS), the mark pass runs behind I/O
+ * instead, and refills take only those buckets until it ends (struct
+ * hc_mark_bg), so the time to the first I/O does not grow with the keys.
+ * A cache whose superblock was never rewritten (seq 1,
  * as make-hcache leaves it) and whose journal is empty is new; a used one
  * without a valid journal entry is refused, never silently emptied.
  *
@@ -629,6 +633,45 @@ struct hc_gc {
 };
 
 /**
+ * struct hc_mark_bg - the mark pass run behind I/O, after a clean stop
+ * @running: the pass has not ended: the rules below hold
+ * @pos: every leaf up to this position is counted
+ * @hinted: buckets with hc_bucket.hinted set
+ * @floor: how many of those refills keep for the gen/prio chain and
+ *	btree nodes: data gets none below it
+ * @leaves: leaves counted so far
+ * @start: jiffies when the pass began (at the registration)
+ * @ms: how long it took, once ended
+ * @done_wait: woken when it ends
+ *
+ * A registration that finds HC_FEAT_INCOMPAT_EMPTY_MARKS on a clean cache
+ * serves I/O before it has counted the live sectors of each bucket: the
+ * gc thread counts them afterwards, a few leaves per hold of meta_lock
+ * (hc_mark_bg_run()). Until it ends:
+ * - the counts of the buckets, the live dirty sectors of each backing
+ *   device and leaf_keys cover the leaves up to @pos only: an insert or
+ *   a cut of a key past @pos is not counted, as the walk counts that
+ *   leaf as it then is (hc_mark_bg_counts()); the dirty sectors read one
+ *   more than counted (hc_dirty_sectors()), so no device looks clean;
+ * - refills take only hinted buckets, and of those leave @floor to the
+ *   gen/prio chain and btree nodes; writes bypass once data has none;
+ * - GC, moving GC, merges at insert time and the consistency check wait;
+ *   a stop writes no empty marks, so the next registration counts first.
+ * Fields under meta_lock, except @done_wait and @running, which is also
+ * read without it (READ_ONCE) to wait.
+ */
+struct hc_mark_bg {
+	bool			running;
+	struct hc_pos		pos;
+	u64			hinted;
+	u64			floor;
+	u64			leaves;
+	unsigned long		start;
+	u64			ms;
+	wait_queue_head_t	done_wait;
+};
+
+/**
  * struct hc_load_progress - how far a cache set's registration is
  * @phase: a string constant naming the step, NULL once published
  * @done: nodes walked, or journal entries replayed, in this step
@@ -798,6 +841,9 @@ enum hc_fail_reason {
  * @io_stats: stats_total/ and the other windows, all backing devices
  * @debugfs: /sys/kernel/debug/hcache/<set-uuid>/
  * @gc: garbage collection
+ * @mark_bg: the mark pass behind I/O after a clean stop
+ * @empty_marks: the next prio write marks the empty buckets in the chain
+ *	(HC_BUCKET_DISK_EMPTY): set only for a clean stop's last one
  */
 struct hc_cache_set {
 	struct list_head	list;
@@ -904,6 +950,8 @@ struct hc_cache_set {
 	struct hc_stats		io_stats;
 	struct dentry		*debugfs;
 	struct hc_gc		gc;
+	struct hc_mark_bg	mark_bg;
+	bool			empty_marks;
 };
 
 /**
@@ -1068,8 +1116,9 @@ int hc_alloc_cursor_set(struct hc_cache_set *c, u64 bucket);
 u32 hc_avail_percent(struct hc_cache_set *c);
 int hc_prio_write(struct hc_cache_set *c);
 int hc_prio_read(struct hc_cache_set *c, u64 head);
-void hc_prio_get(void *priv, u64 bucket, u8 *gen, u16 *prio);
+void hc_prio_get(void *priv, u64 bucket, u8 *gen, u16 *prio, u8 *flags);
 void hc_bucket_key_added(struct hc_cache_set *c, const struct hc_key *k);
+void hc_bucket_key_count(struct hc_cache_set *c, const struct hc_key *k);
 void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 			       u64 end);
 u64 hc_buckets_available(struct hc_cache_set *c, u64 *free);
@@ -1090,6 +1139,26 @@ void hc_gc_note_ptr(struct hc_cache_set *c, const struct hc_key *k);
 int hc_mark_pass(struct hc_cache_set *c, struct hc_bucket_mark *fresh,
 		 struct seq_buf *errs, bool before_replay);
 int hc_check(struct hc_cache_set *c, struct seq_buf *errs);
+bool hc_mark_bg_begin(struct hc_cache_set *c);
+void hc_mark_bg_run(struct hc_cache_set *c);
+int hc_mark_bg_wait(struct hc_cache_set *c);
+
+/**
+ * hc_mark_bg_counts() - is a key at this position counted yet
+ * @c: the set; meta_lock held
+ * @bdev: the key's backing-device id
+ * @end: the sector after it
+ *
+ * Return: true unless the background mark pass runs and has not counted
+ * the leaf the key belongs in: then an insert leaves the counts alone.
+ */
+static inline bool hc_mark_bg_counts(struct hc_cache_set *c, u32 bdev, u64 end)
+{
+	const struct hc_pos *pos = &c->mark_bg.pos;
+
+	return !c->mark_bg.running || bdev < pos->bdev ||
+	       (bdev == pos->bdev && end <= pos->end);
+}
 
 /* attach.c */
 int hc_table_write(struct hc_cache_set *c);

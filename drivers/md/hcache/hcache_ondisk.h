@@ -90,6 +90,14 @@
  * reformat it). The bit is not in HC_FEAT_INCOMPAT_SUPP and must never be
  * given another meaning.
  *
+ * HC_FEAT_INCOMPAT_EMPTY_MARKS (incompat bit 1): set with clean at a clean
+ * stop whose last gen/prio chain marks the buckets it found empty
+ * (HC_BUCKET_DISK_EMPTY), and cleared by the next registration. Such a
+ * registration hands those buckets out while it counts the others in the
+ * background. Code that does not know it would refuse the marks as
+ * nonzero record padding; while it is set, that code refuses the device
+ * with a clear reason instead.
+ *
  * HC_FEAT_RO_COMPAT_DATA_CSUM: keys carry a CRC-32C of their extent's data
  * (hc_key_disk.data_csum). Code that does not know it may read the cache
  * but must not write it, as it would leave stale data checksums behind.
@@ -103,13 +111,14 @@
  * (tunables 0) only returns the device to the defaults.
  */
 #define HC_FEAT_INCOMPAT_RETIRED_DRAFT	(1ULL << 0)
+#define HC_FEAT_INCOMPAT_EMPTY_MARKS	(1ULL << 1)
 #define HC_FEAT_RO_COMPAT_DATA_CSUM	(1ULL << 0)
 #define HC_FEAT_COMPAT_TUNABLES		(1ULL << 0)
 
 /* What this code understands. */
 #define HC_FEAT_COMPAT_SUPP		HC_FEAT_COMPAT_TUNABLES
 #define HC_FEAT_RO_COMPAT_SUPP		0ULL
-#define HC_FEAT_INCOMPAT_SUPP		0ULL
+#define HC_FEAT_INCOMPAT_SUPP		HC_FEAT_INCOMPAT_EMPTY_MARKS
 
 #define HC_UUID_SIZE		16
 #define HC_LABEL_SIZE		32	/* NUL-terminated, NUL-padded */
@@ -361,10 +370,19 @@ static_assert(offsetof(struct hc_key_disk, data_csum) == 20, "key data_csum");
  * fills one bucket, describes buckets [first, first + nr) and names the next
  * bucket of the chain (0 ends it). The newest journal entry names the head.
  */
+#define HC_BUCKET_DISK_EMPTY	(1U << 0)	/* see below */
+#define HC_BUCKET_DISK_FLAGS	HC_BUCKET_DISK_EMPTY
+
+/*
+ * HC_BUCKET_DISK_EMPTY: at the clean stop that wrote the chain, nothing
+ * live was in the bucket and no pointer, live or stale, pointed into it.
+ * Written only by such a stop, and meaningful only while the superblock
+ * has HC_FEAT_INCOMPAT_EMPTY_MARKS; 0 in every other chain.
+ */
 struct hc_bucket_disk {
 	__le16	prio;		/* replacement-policy priority */
 	__u8	gen;
-	__u8	pad;
+	__u8	flags;		/* HC_BUCKET_DISK_*; 0 before EMPTY_MARKS */
 };
 
 struct hc_pset_disk {

@@ -49,16 +49,49 @@ void hc_mark_reset(const struct hc_geom *g, struct hc_bucket_mark *m,
 	}
 }
 
-/* Record a pointer's gen into @m; the rules every pointer obeys. */
-static const char *hc_mark_gen(struct hc_bucket_mark *m, u8 bucket_gen,
-			       u8 ptr_gen)
+/* The rules every pointer's gen obeys. */
+static const char *hc_mark_gen_rules(u8 bucket_gen, u8 ptr_gen)
 {
 	if (hc_gen_after(ptr_gen, bucket_gen))
 		return "pointer gen ahead of its bucket's gen";
 	if (hc_gen_distance(bucket_gen, ptr_gen) > HC_GEN_REPLAY_DISTANCE)
 		return "bucket gen too far ahead of a pointer into it";
-	hc_mark_note_gen(m, bucket_gen, ptr_gen);
 	return NULL;
+}
+
+/* Record a pointer's gen into @m, if it obeys the rules. */
+static const char *hc_mark_gen(struct hc_bucket_mark *m, u8 bucket_gen,
+			       u8 ptr_gen)
+{
+	const char *err = hc_mark_gen_rules(bucket_gen, ptr_gen);
+
+	if (!err)
+		hc_mark_note_gen(m, bucket_gen, ptr_gen);
+	return err;
+}
+
+/**
+ * hc_mark_key_rules() - the rules a leaf key's pointer obeys on its own
+ * @g: the geometry
+ * @buckets: the buckets, for their gens
+ * @k: a valid key (hc_key_invalid()) with a pointer
+ *
+ * Return: NULL, or the rule @k breaks: its extent outside the data area
+ * or across a bucket boundary; its gen ahead of the bucket's, or further
+ * behind than HC_GEN_REPLAY_DISTANCE.
+ */
+const char *hc_mark_key_rules(const struct hc_geom *g,
+			      const struct hc_bucket *buckets,
+			      const struct hc_key *k)
+{
+	u64 offset = hc_ptr_offset(k->ptr);
+	u64 bucket = hc_sector_to_bucket(g, offset);
+
+	if (bucket >= g->nbuckets)
+		return "pointer past the end of the cache device";
+	if (hc_sector_to_bucket(g, offset + k->size - 1) != bucket)
+		return "extent crosses a bucket boundary";
+	return hc_mark_gen_rules(buckets[bucket].gen, hc_ptr_gen(k->ptr));
 }
 
 /**
@@ -82,24 +115,20 @@ const char *hc_mark_leaf_key(const struct hc_geom *g,
 			     const struct hc_bucket *buckets,
 			     const struct hc_key *k)
 {
-	u64 offset, bucket;
 	struct hc_bucket_mark *bm;
 	const char *err;
+	u64 bucket;
 	u8 gen;
 
 	if (!k->nr_ptrs)
 		return NULL;
-	offset = hc_ptr_offset(k->ptr);
-	bucket = hc_sector_to_bucket(g, offset);
-	if (bucket >= g->nbuckets)
-		return "pointer past the end of the cache device";
-	if (hc_sector_to_bucket(g, offset + k->size - 1) != bucket)
-		return "extent crosses a bucket boundary";
-	bm = &m[bucket];
-	gen = buckets[bucket].gen;
-	err = hc_mark_gen(bm, gen, hc_ptr_gen(k->ptr));
+	err = hc_mark_key_rules(g, buckets, k);
 	if (err)
 		return err;
+	bucket = hc_sector_to_bucket(g, hc_ptr_offset(k->ptr));
+	bm = &m[bucket];
+	gen = buckets[bucket].gen;
+	hc_mark_note_gen(bm, gen, hc_ptr_gen(k->ptr));
 	bm->ptrs++;
 	if (hc_ptr_stale(gen, hc_ptr_gen(k->ptr)))
 		return NULL;

@@ -56,6 +56,10 @@ struct hc_bucket_mark {
  * @on_freelist: invalidated (gen bumped) and waiting on a free list
  * @replay_pin: holds data of journal keys not replayed yet: not to be
  *	reused, whatever the tree says of it so far
+ * @hinted: the clean stop before this registration found it empty, with
+ *	no pointer into it, and it was not handed out since: while the
+ *	background mark pass runs, the only buckets a refill may take
+ *	(struct hc_mark_bg)
  * @io_pin: writes of data in flight into it whose keys are not in the
  *	tree yet: not to be reused (hc_open_bucket_take()); at most U16_MAX,
  *	the open bucket being left for a new one there (hc_open_carve())
@@ -66,6 +70,7 @@ struct hc_bucket {
 	u8			gen;
 	u8			on_freelist;
 	u8			replay_pin;
+	u8			hinted;
 	u16			io_pin;
 };
 
@@ -128,6 +133,9 @@ static inline void hc_mark_note_gen(struct hc_bucket_mark *m, u8 bucket_gen,
 const char *hc_bucket_type_name(unsigned int type);
 void hc_mark_reset(const struct hc_geom *g, struct hc_bucket_mark *m,
 		   u64 nbuckets);
+const char *hc_mark_key_rules(const struct hc_geom *g,
+			      const struct hc_bucket *buckets,
+			      const struct hc_key *k);
 const char *hc_mark_leaf_key(const struct hc_geom *g,
 			     struct hc_bucket_mark *m,
 			     const struct hc_bucket *buckets,

@@ -6,7 +6,9 @@
  */
 
 #include "hcache.h"
+#include "debug.h"
 
+#include <linux/kthread.h>
 #include <linux/vmalloc.h>
 
 #define HC_CHECK_MAX_ERRORS	20U
@@ -170,6 +172,9 @@ static int hc_mark_pass_dirty(struct hc_cache_set *c,
 	if (why)
 		hc_mark_err(&x, "root bucket %llu: %s", c->root->bucket, why);
 	ret = hc_btree_walk(c, hc_mark_node, hc_mark_key, &x);
+	if (!ret && !before_replay && x.leaf_keys != c->leaf_keys)
+		hc_mark_err(&x, "%llu keys in the leaves, %llu counted",
+			    x.leaf_keys, c->leaf_keys);
 	if (!ret && own) {
 		/* meta_lock held for writing */
 		c->leaf_keys = x.leaf_keys;
@@ -267,4 +272,225 @@ out:
 	kfree(dirty);
 	vfree(fresh);
 	return ret;
+}
+
+/* ---- The mark pass behind I/O (struct hc_mark_bg) ------------------------ */
+
+/* Leaves counted per hold of meta_lock. */
+#define HC_MARK_BG_LEAVES	4U
+
+/*
+ * A btree node's bucket in the set's own counts, as hc_mark_meta() marks
+ * it in a fresh pass's: 0, or -EUCLEAN (logged) if it holds anything else.
+ */
+static int hc_mark_bg_node_bucket(struct hc_cache_set *c, u64 ptr)
+{
+	u64 i = hc_sector_to_bucket(&c->geom, hc_ptr_offset(ptr));
+	struct hc_bucket *b;
+
+	if (i < c->geom.first_bucket || i >= c->geom.nbuckets) {
+		hc_cache_set_error(c, "btree node pointer to bucket %llu, outside the data area",
+				   i);
+		return -EUCLEAN;
+	}
+	b = &c->buckets[i];
+	if (b->m.type != HC_BUCKET_FREE && b->m.type != HC_BUCKET_BTREE) {
+		hc_cache_set_error(c, "btree node in bucket %llu, which holds %s",
+				   i, hc_bucket_type_name(b->m.type));
+		return -EUCLEAN;
+	}
+	b->m.type = HC_BUCKET_BTREE;
+	hc_mark_note_gen(&b->m, b->gen, hc_ptr_gen(ptr));
+	return 0;
+}
+
+/**
+ * hc_mark_bg_begin() - at registration: run the mark pass behind I/O?
+ * @c: the set being loaded, meta_lock held for writing: the chain, the
+ *	table and the root read, nothing replayed yet
+ *
+ * Only after a clean stop that marked the empty buckets (hc_prio_set()
+ * keeps the marks only then), and only if they leave room for data above
+ * the floor kept for the gen/prio chain and btree nodes: otherwise the
+ * pass runs before the set serves I/O, as after a crash. Sets up the
+ * counts that need no walk: the chain, the table and the root.
+ *
+ * Return: true if the pass is to run behind I/O (hc_mark_bg_run()).
+ */
+bool hc_mark_bg_begin(struct hc_cache_set *c)
+{
+	struct hc_mark_bg *bg = &c->mark_bg;
+	u64 i, hinted = 0;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	for (i = 0; i < c->geom.nbuckets; i++)
+		hinted += c->buckets[i].hinted;
+	bg->floor = 2 * c->prio_nr + 2 * c->free[HC_RESERVE_BTREE].target;
+	if (hinted < 2 * bg->floor) {
+		if (c->sb.cache.clean &&
+		    (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS))
+			pr_info("%pg: the last stop found %llu empty buckets, fewer than %llu: counting every bucket before serving I/O\n",
+				c->bdev, hinted, 2 * bg->floor);
+		for (i = 0; i < c->geom.nbuckets; i++)
+			c->buckets[i].hinted = 0;
+		return false;
+	}
+	bg->hinted = hinted;
+	bg->pos = (struct hc_pos){ 0, 0 };
+	bg->leaves = 0;
+	bg->start = jiffies;
+	/* hc_alloc_init() and hc_prio_read() typed the fixed and the chain. */
+	if (c->table_bucket)
+		c->buckets[c->table_bucket].m.type = HC_BUCKET_TABLE;
+	if (hc_mark_bg_node_bucket(c, c->root->ptr))
+		return false;
+	for (i = 0; i < c->table->nr; i++)
+		c->table->d[i].dirty_sectors = 0;
+	c->leaf_keys = 0;
+	WRITE_ONCE(bg->running, true);
+	return true;
+}
+
+/* Count one leaf: its keys' sectors, its keys. */
+static int hc_mark_bg_leaf(void *priv, struct hc_btree_node *n)
+{
+	struct hc_cache_set *c = priv;
+	const struct hc_bucket *b;
+	const char *why;
+	size_t i;
+
+	why = hc_bset_check(&n->keys);
+	if (!why)
+		why = hc_node_range_check(n->keys.keys, n->keys.nr,
+					  n->min.bdev, n->min.end,
+					  n->max.bdev, n->max.end);
+	if (why) {
+		hc_cache_set_error(c, "btree leaf in bucket %llu: %s",
+				   n->bucket, why);
+		return -EUCLEAN;
+	}
+	for (i = 0; i < n->keys.nr; i++) {
+		const struct hc_key *k = &n->keys.keys[i];
+
+		if (!k->nr_ptrs)
+			continue;
+		why = hc_mark_key_rules(&c->geom, c->buckets, k);
+		b = why ? NULL : &c->buckets[hc_sector_to_bucket(&c->geom,
+						hc_ptr_offset(k->ptr))];
+		if (b && !hc_ptr_stale(b->gen, hc_ptr_gen(k->ptr)) &&
+		    b->m.type != HC_BUCKET_FREE && b->m.type != HC_BUCKET_DATA)
+			why = "live pointer into a metadata, journal or superblock bucket";
+		/* The marks must not lie: a refill may be about to take it. */
+		if (b && b->hinted)
+			why = "pointer into a bucket the last stop marked empty";
+		if (!why) {
+			hc_bucket_key_count(c, k);
+			if (b->m.clean + b->m.dirty > c->geom.bucket_sectors)
+				why = "more live sectors than the bucket holds";
+		}
+		if (why) {
+			hc_cache_set_error(c, "key %u:%llu+%u in leaf in bucket %llu: %s",
+					   k->bdev_id, hc_key_start(k), k->size,
+					   n->bucket, why);
+			return -EUCLEAN;
+		}
+	}
+	c->leaf_keys += n->keys.nr;
+	c->mark_bg.leaves++;
+	return 0;
+}
+
+/* Mark the buckets of an interior node's children. */
+static int hc_mark_bg_children(void *priv, struct hc_btree_node *n)
+{
+	struct hc_cache_set *c = priv;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n->keys.nr; i++) {
+		ret = hc_mark_bg_node_bucket(c, n->keys.keys[i].ptr);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The end of the pass: the nodes' buckets, then what waited for it. */
+static int hc_mark_bg_end(struct hc_cache_set *c)
+{
+	struct hc_mark_bg *bg = &c->mark_bg;
+	u64 i;
+	int ret;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	ret = hc_mark_bg_node_bucket(c, c->root->ptr);
+	if (!ret)
+		ret = hc_btree_walk_interior(c, hc_mark_bg_children, c);
+	if (ret)
+		return ret;
+	for (i = 0; i < c->geom.nbuckets; i++)
+		c->buckets[i].hinted = 0;
+	bg->hinted = 0;
+	bg->ms = jiffies_to_msecs(jiffies - bg->start);
+	WRITE_ONCE(bg->running, false);
+	c->refill_futile = false;
+	hc_avail_update(c);
+	pr_info("%pg: cache set %pU: %llu leaves, %llu keys counted behind I/O in %llu ms\n",
+		c->bdev, c->sb.set_uuid, bg->leaves, c->leaf_keys, bg->ms);
+	return 0;
+}
+
+/**
+ * hc_mark_bg_run() - the mark pass behind I/O, from the gc thread
+ * @c: the set
+ *
+ * Counts the leaves in key order, HC_MARK_BG_LEAVES per hold of
+ * meta_lock, then marks the btree's buckets and lets the allocator,
+ * GC and the consistency check go by the counts. Returns at once if no
+ * pass runs; early, with the pass unfinished, if the thread is stopped.
+ * A broken rule or an unreadable node fails the set (logged): the next
+ * registration then counts before serving I/O, and refuses the cache if
+ * the metadata is wrong.
+ */
+void hc_mark_bg_run(struct hc_cache_set *c)
+{
+	struct hc_mark_bg *bg = &c->mark_bg;
+	unsigned int i;
+	int ret = 1;
+
+	while (ret > 0 && READ_ONCE(bg->running) && !kthread_should_stop()) {
+		hc_debug_delay(HC_DELAY_MARK_BG);
+		hc_meta_lock_write(c);
+		for (i = 0; i < HC_MARK_BG_LEAVES && ret > 0; i++)
+			ret = c->meta_failed ? -EIO :
+			      hc_btree_leaf_visit(c, &bg->pos, hc_mark_bg_leaf,
+						  c);
+		if (!ret)
+			ret = hc_mark_bg_end(c);
+		if (ret < 0 && ret != -EIO) {
+			hc_cache_set_error(c, "the mark pass behind I/O failed (error %d)",
+					   ret);
+			hc_cache_set_meta_fail(c);
+		}
+		up_write(&c->meta_lock);
+		cond_resched();
+	}
+	wake_up_all(&bg->done_wait);
+}
+
+/**
+ * hc_mark_bg_wait() - wait for the mark pass behind I/O to end
+ * @c: the set; no lock held
+ *
+ * Returns at once if none runs, and when the set fails or stops, as the
+ * pass then never ends.
+ *
+ * Return: 0, or -EINTR if a signal came first.
+ */
+int hc_mark_bg_wait(struct hc_cache_set *c)
+{
+	return wait_event_interruptible(c->mark_bg.done_wait,
+					!READ_ONCE(c->mark_bg.running) ||
+					READ_ONCE(c->meta_failed) ||
+					READ_ONCE(c->gc.stopping));
 }

@@ -27,8 +27,9 @@ u32 hc_pset_csum(const struct hc_pset_disk *d, u32 bucket_bytes)
  * hc_pset_encode() - the disk form of a gen/prio set
  * @info: the header fields; @info->nr records from bucket @info->first
  * @set_magic: the cache set's magic (hc_set_magic())
- * @get: called as get(@priv, @info->first + i, &gen, &prio) for each
- *	 i < @info->nr, in order, to read bucket i's gen and priority;
+ * @get: called as get(@priv, @info->first + i, &gen, &prio, &flags) for
+ *	 each i < @info->nr, in order, to read bucket i's gen, priority and
+ *	 HC_BUCKET_DISK_* flags;
  *	 whether it may sleep is the caller's business, as encode holds
  *	 nothing
  * @priv: passed to @get
@@ -51,8 +52,7 @@ u32 hc_pset_csum(const struct hc_pset_disk *d, u32 bucket_bytes)
  * @zero_from are untouched and @get was not called.
  */
 int hc_pset_encode(const struct hc_pset_info *info, u64 set_magic,
-		   void (*get)(void *priv, u64 bucket, u8 *gen, u16 *prio),
-		   void *priv, void *buf, u32 bucket_bytes, u32 *zero_from)
+		   hc_pset_get_fn get, void *priv, void *buf, u32 bucket_bytes, u32 *zero_from)
 {
 	static const u8 zero[4];
 	struct hc_pset_disk *d = buf;
@@ -76,12 +76,12 @@ int hc_pset_encode(const struct hc_pset_info *info, u64 set_magic,
 	d->next_bucket = cpu_to_le64(info->next_bucket);
 	for (i = 0; i < info->nr; i++) {
 		u16 prio = 0;
-		u8 gen = 0;
+		u8 gen = 0, flags = 0;
 
-		get(priv, info->first + i, &gen, &prio);
+		get(priv, info->first + i, &gen, &prio, &flags);
 		d->d[i].prio = cpu_to_le16(prio);
 		d->d[i].gen = gen;
-		d->d[i].pad = 0;
+		d->d[i].flags = flags;
 	}
 	/* hc_pset_csum(d, bucket_bytes), the zeroes past @end not read. */
 	crc = hc_crc32c(~0U, d, csum_at);
@@ -100,7 +100,7 @@ int hc_pset_encode(const struct hc_pset_info *info, u64 set_magic,
  * @nbuckets: buckets on the cache device
  * @expect_first: the bucket number this set must start at: where the
  *	previous set of the chain ended, or the first bucket for the head
- * @set: if not NULL, called as set(@priv, first + i, gen, prio) for each
+ * @set: if not NULL, called as set(@priv, first + i, gen, prio, flags) for each
  *	 record i, in order, only once the whole set is valid
  * @priv: passed to @set
  * @info: receives the header fields; zeroed on error
@@ -114,12 +114,13 @@ int hc_pset_encode(const struct hc_pset_info *info, u64 set_magic,
  * (bucket too small for a header, bad magic); -EBADMSG on a checksum
  * mismatch; -EUCLEAN if a field breaks a rule (nr 0 or more than a bucket
  * holds, records past the last bucket, an unexpected first bucket, next
- * bucket out of range, nonzero padding). On error @set was not called.
+ * bucket out of range, nonzero header padding, a record flag this code
+ * does not know). On error @set was not called.
  */
 int hc_pset_decode(const void *buf, u32 bucket_bytes, u64 set_magic,
 		   u64 nbuckets, u64 expect_first,
-		   void (*set)(void *priv, u64 bucket, u8 gen, u16 prio),
-		   void *priv, struct hc_pset_info *info, const char **why)
+		   hc_pset_set_fn set, void *priv, struct hc_pset_info *info,
+		   const char **why)
 {
 	const struct hc_pset_disk *d = buf;
 	const char *err;
@@ -164,14 +165,14 @@ int hc_pset_decode(const void *buf, u32 bucket_bytes, u64 set_magic,
 	err = "prio set padding not zero";
 	if (d->pad)
 		goto err;
-	err = "bucket record padding not zero";
+	err = "unknown bucket record flags";
 	for (i = 0; i < info->nr; i++)
-		if (d->d[i].pad)
+		if (d->d[i].flags & ~HC_BUCKET_DISK_FLAGS)
 			goto err;
 
 	for (i = 0; set && i < info->nr; i++)
 		set(priv, info->first + i, d->d[i].gen,
-		    le16_to_cpu(d->d[i].prio));
+		    le16_to_cpu(d->d[i].prio), d->d[i].flags);
 	if (why)
 		*why = NULL;
 	return 0;

@@ -48,14 +48,20 @@ static inline u32 hc_pset_per_bucket(u32 bucket_bytes)
 	       sizeof(struct hc_bucket_disk);
 }
 
+/* A bucket's record, read from the caller's state to encode it ... */
+typedef void (*hc_pset_get_fn)(void *priv, u64 bucket, u8 *gen, u16 *prio,
+			       u8 *flags);
+/* ... and handed to it once a set is decoded. */
+typedef void (*hc_pset_set_fn)(void *priv, u64 bucket, u8 gen, u16 prio,
+			       u8 flags);
+
 /* pset.c; each function is documented at its definition. */
 u32 hc_pset_csum(const struct hc_pset_disk *d, u32 bucket_bytes);
 int hc_pset_encode(const struct hc_pset_info *info, u64 set_magic,
-		   void (*get)(void *priv, u64 bucket, u8 *gen, u16 *prio),
-		   void *priv, void *buf, u32 bucket_bytes, u32 *zero_from);
+		   hc_pset_get_fn get, void *priv, void *buf, u32 bucket_bytes, u32 *zero_from);
 int hc_pset_decode(const void *buf, u32 bucket_bytes, u64 set_magic,
 		   u64 nbuckets, u64 expect_first,
-		   void (*set)(void *priv, u64 bucket, u8 gen, u16 prio),
-		   void *priv, struct hc_pset_info *info, const char **why);
+		   hc_pset_set_fn set, void *priv, struct hc_pset_info *info,
+		   const char **why);
 
 #endif /* _HCACHE_PSET_H */
