@@ -373,27 +373,30 @@ static void hc_prio_set(void *priv, u64 bucket, u8 gen, u16 prio, u8 flags)
 	b->prio = prio;
 	/* Marks count only as written by the clean stop before this load. */
 	b->hinted = (flags & HC_BUCKET_DISK_EMPTY) && c->sb.cache.clean &&
-		    (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS);
+		    (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS) ?
+		    HC_HINT_EMPTY : HC_HINT_NONE;
 }
 
 /*
  * What a refill may take while the background mark pass runs: whatever
- * the gen/prio chain and the btree need, but for data and moving only the
- * hinted buckets above the floor.
+ * the gen/prio chain and the btree need, and for data what is left of
+ * the hinted buckets above the floor once they have it. Moving GC waits
+ * for the pass: its list gets nothing.
  */
-static size_t hc_mark_bg_want(struct hc_cache_set *c, size_t want)
+static size_t hc_mark_bg_want(struct hc_cache_set *c)
 {
 	const struct hc_mark_bg *bg = &c->mark_bg;
-	size_t meta = c->free[HC_RESERVE_PRIO].target -
-		      c->free[HC_RESERVE_PRIO].nr +
-		      c->free[HC_RESERVE_BTREE].target -
-		      c->free[HC_RESERVE_BTREE].nr;
-	u64 spare = bg->hinted > bg->floor ? bg->hinted - bg->floor : 0;
+	u64 meta = c->free[HC_RESERVE_PRIO].target -
+		   c->free[HC_RESERVE_PRIO].nr +
+		   c->free[HC_RESERVE_BTREE].target -
+		   c->free[HC_RESERVE_BTREE].nr;
+	u64 spare;
 
 	if (c->free[HC_RESERVE_PRIO].nr < c->prio_nr)
 		meta += c->prio_nr;
-	meta = min(meta, want);
-	return meta + min_t(u64, want - meta, spare);
+	spare = bg->hinted > bg->floor + meta ? bg->hinted - bg->floor - meta : 0;
+	return meta + min_t(u64, c->free[HC_RESERVE_DATA].target -
+			    c->free[HC_RESERVE_DATA].nr, spare);
 }
 
 /*
@@ -420,7 +423,7 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	if (c->free[HC_RESERVE_PRIO].nr < c->prio_nr)
 		want += c->prio_nr;	/* this write's chain */
 	if (c->mark_bg.running)
-		want = hc_mark_bg_want(c, want);
+		want = min(want, hc_mark_bg_want(c));
 	if (!want)
 		return 0;
 	if (WARN_ON_ONCE(want > c->refill_max))
@@ -432,7 +435,7 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	for (tries = g->first_bucket; tries < g->nbuckets && n < want; tries++) {
 		i = hc_cursor_next(c);
 		/* Before the mark pass has counted them, only the marked. */
-		if (c->mark_bg.running && !c->buckets[i].hinted)
+		if (c->mark_bg.running && c->buckets[i].hinted != HC_HINT_EMPTY)
 			continue;
 		if (hc_bucket_empty(c, i)) {
 			if (hc_gen_may_bump(c, &c->buckets[i]))
@@ -454,8 +457,8 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 	for (k = 0; k < n; k++) {
 		struct hc_bucket *b = &c->buckets[cand[k]];
 
-		if (b->hinted) {
-			b->hinted = 0;
+		if (b->hinted == HC_HINT_EMPTY) {
+			b->hinted = HC_HINT_TAKEN;
 			c->mark_bg.hinted--;
 		}
 		/* Reads in flight from it check the gen when they complete. */
@@ -503,7 +506,8 @@ static int hc_alloc_refill(struct hc_cache_set *c)
 
 	for (k = used; k < n; k++) {
 		for (r = 0; r < HC_RESERVE_NR; r++)
-			if (c->free[r].nr < c->free[r].target)
+			if (c->free[r].nr < c->free[r].target &&
+			    !(r == HC_RESERVE_MOVE && c->mark_bg.running))
 				break;
 		if (r == HC_RESERVE_NR) {
 			c->buckets[cand[k]].on_freelist = 0;
@@ -621,6 +625,16 @@ void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket)
 	/* A node's pointer is gone with it; data keys would still count. */
 	if (!b->m.ptrs)
 		b->m.has_ptr = 0;
+	/*
+	 * Handed out empty during the pass behind I/O, and metadata since:
+	 * no data key can point into it, so a refill may take it again
+	 * (struct hc_mark_bg). Any other bucket waits for the pass, as
+	 * pointers it has not counted yet may point into it.
+	 */
+	if (c->mark_bg.running && b->hinted == HC_HINT_TAKEN) {
+		b->hinted = HC_HINT_EMPTY;
+		c->mark_bg.hinted++;
+	}
 }
 
 /* Space from the open bucket, @c->alloc_lock held; -EAGAIN if too little. */
@@ -922,7 +936,11 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 		return;
 	b = &c->buckets[hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr))];
 	if (start == hc_key_start(k) && end == k->end) {
-		if (!WARN_ON_ONCE(!b->m.ptrs) && !--b->m.ptrs)
+		/* An error, so that no clean stop marks it empty from this. */
+		if (WARN_ON_ONCE(!b->m.ptrs))
+			hc_cache_set_error(c, "bucket %lld: a key goes, none was counted",
+					   (long long)(b - c->buckets));
+		else if (!--b->m.ptrs)
 			b->m.has_ptr = 0;
 	} else {
 		if (start > hc_key_start(k) && end < k->end)

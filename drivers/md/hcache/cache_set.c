@@ -326,6 +326,7 @@ int hc_io_batch_wait(struct hc_io_batch *batch)
 void hc_cache_set_free(struct hc_cache_set *c)
 {
 	hc_gc_exit(c);
+	kvfree(c->mark_bg.load_gen);	/* a pass that did not end */
 	hc_btree_exit(c);
 	hc_journal_exit(c);
 	hc_alloc_exit(c);
@@ -478,8 +479,14 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 		ret = hc_journal_replay(c);
 		if (ret)
 			return ret;
+		/*
+		 * A chain without the marks (and the journal entry naming
+		 * it) before the superblock loses EMPTY_MARKS, so that no
+		 * chain on disk carries marks the superblock does not vouch
+		 * for.
+		 */
 		hc_load_set_phase(c, "write", 0);
-		return hc_journal_write(c);
+		return hc_prio_write(c);
 	}
 
 	/* Bucket state from the tree on disk, then the journal on top. */
@@ -555,7 +562,7 @@ static int hc_cache_set_publish(struct hc_cache_set *c, bool fresh)
 			c->bdev, c->sb.set_uuid,
 			jiffies_to_msecs(jiffies - c->load.start),
 			c->geom.nbuckets, c->geom.bucket_sectors >> 1,
-			c->root->level, c->mark_bg.hinted);
+			c->root->level, c->mark_bg.marked);
 	else
 		pr_info("%pg: cache set %pU %s in %u ms: %llu buckets of %u KiB, btree depth %u, %llu keys\n",
 			c->bdev, c->sb.set_uuid,

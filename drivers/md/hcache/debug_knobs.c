@@ -239,7 +239,7 @@ static int hc_gen_set_all(struct hc_cache_set *c, u8 gen)
 	int ret;
 
 	down_write(&c->meta_lock);
-	if (c->leaf_keys || c->meta_failed) {
+	if (c->leaf_keys || c->meta_failed || c->mark_bg.running) {
 		up_write(&c->meta_lock);
 		return -EBUSY;
 	}

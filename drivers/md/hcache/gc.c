@@ -645,6 +645,9 @@ static int hc_gc_thread(void *arg)
 						 hc_gc_move_due(c), HZ);
 		if (kthread_should_stop())
 			break;
+		/* A pass that failed never ends: nothing to collect by. */
+		if (READ_ONCE(c->mark_bg.running))
+			continue;
 		if (hc_gc_wanted(c))
 			hc_gc_run(c);
 		else if (hc_gc_move_due(c))

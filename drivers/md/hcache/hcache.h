@@ -636,7 +636,11 @@ struct hc_gc {
  * struct hc_mark_bg - the mark pass run behind I/O, after a clean stop
  * @running: the pass has not ended: the rules below hold
  * @pos: every leaf up to this position is counted
- * @hinted: buckets with hc_bucket.hinted set
+ * @hinted: buckets with hc_bucket.hinted HC_HINT_EMPTY
+ * @marked: buckets the stop marked empty
+ * @load_gen: every bucket's gen at the registration, while the pass runs:
+ *	a pointer into a marked bucket with a gen no newer was missed by the
+ *	marks
  * @floor: how many of those refills keep for the gen/prio chain and
  *	btree nodes: data gets none below it
  * @leaves: leaves counted so far
@@ -654,7 +658,9 @@ struct hc_gc {
  *   leaf as it then is (hc_mark_bg_counts()); the dirty sectors read one
  *   more than counted (hc_dirty_sectors()), so no device looks clean;
  * - refills take only hinted buckets, and of those leave @floor to the
- *   gen/prio chain and btree nodes; writes bypass once data has none;
+ *   gen/prio chain and btree nodes; writes bypass once data has none; a
+ *   metadata bucket freed may be taken again if it was hinted (nothing
+ *   else, as pointers not yet counted may point into it);
  * - GC, moving GC, merges at insert time and the consistency check wait;
  *   a stop writes no empty marks, so the next registration counts first.
  * Fields under meta_lock, except @done_wait and @running, which is also
@@ -664,6 +670,8 @@ struct hc_mark_bg {
 	bool			running;
 	struct hc_pos		pos;
 	u64			hinted;
+	u64			marked;
+	u8			*load_gen;
 	u64			floor;
 	u64			leaves;
 	unsigned long		start;

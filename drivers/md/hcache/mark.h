@@ -48,6 +48,13 @@ struct hc_bucket_mark {
 	u8	oldest_gen;
 };
 
+/* struct hc_bucket.hinted */
+enum hc_hint {
+	HC_HINT_NONE = 0,
+	HC_HINT_EMPTY,
+	HC_HINT_TAKEN,
+};
+
 /**
  * struct hc_bucket - one bucket of the cache device in memory
  * @m: live sectors and type, kept up to date by every btree insert
@@ -56,10 +63,12 @@ struct hc_bucket_mark {
  * @on_freelist: invalidated (gen bumped) and waiting on a free list
  * @replay_pin: holds data of journal keys not replayed yet: not to be
  *	reused, whatever the tree says of it so far
- * @hinted: the clean stop before this registration found it empty, with
- *	no pointer into it, and it was not handed out since: while the
- *	background mark pass runs, the only buckets a refill may take
- *	(struct hc_mark_bg)
+ * @hinted: while the mark pass runs behind I/O (struct hc_mark_bg),
+ *	HC_HINT_EMPTY if the clean stop before this registration found the
+ *	bucket empty, with no pointer into it, and it was not handed out
+ *	since (the only buckets a refill may take), HC_HINT_TAKEN once
+ *	handed out (a metadata bucket freed then may be taken again); else
+ *	HC_HINT_NONE
  * @io_pin: writes of data in flight into it whose keys are not in the
  *	tree yet: not to be reused (hc_open_bucket_take()); at most U16_MAX,
  *	the open bucket being left for a new one there (hc_open_carve())

@@ -8,6 +8,7 @@
 #include "hcache.h"
 #include "debug.h"
 
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/vmalloc.h>
 
@@ -310,40 +311,52 @@ static int hc_mark_bg_node_bucket(struct hc_cache_set *c, u64 ptr)
  *	table and the root read, nothing replayed yet
  *
  * Only after a clean stop that marked the empty buckets (hc_prio_set()
- * keeps the marks only then), and only if they leave room for data above
- * the floor kept for the gen/prio chain and btree nodes: otherwise the
- * pass runs before the set serves I/O, as after a crash. Sets up the
- * counts that need no walk: the chain, the table and the root.
+ * keeps the marks only then), and only if there are enough of them: the
+ * floor kept for the gen/prio chain and btree nodes, twice over, with at
+ * least an eighth of them; otherwise the pass runs before the set serves
+ * I/O, as after a crash. Sets up the counts that need no walk: the chain,
+ * the table and the root. Notes each marked bucket's gen, so that the
+ * walk can tell a pointer the marks missed (hc_mark_bg_leaf()).
  *
  * Return: true if the pass is to run behind I/O (hc_mark_bg_run()).
  */
 bool hc_mark_bg_begin(struct hc_cache_set *c)
 {
 	struct hc_mark_bg *bg = &c->mark_bg;
-	u64 i, hinted = 0;
+	u64 i, hinted = 0, base;
 
 	lockdep_assert_held_write(&c->meta_lock);
 	for (i = 0; i < c->geom.nbuckets; i++)
-		hinted += c->buckets[i].hinted;
-	bg->floor = 2 * c->prio_nr + 2 * c->free[HC_RESERVE_BTREE].target;
-	if (hinted < 2 * bg->floor) {
+		hinted += c->buckets[i].hinted == HC_HINT_EMPTY;
+	base = 4 * (c->prio_nr + c->free[HC_RESERVE_BTREE].target);
+	if (hinted && hinted >= 2 * base)
+		bg->load_gen = kvmalloc(c->geom.nbuckets, GFP_KERNEL);
+	if (!bg->load_gen) {
 		if (c->sb.cache.clean &&
 		    (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS))
-			pr_info("%pg: the last stop found %llu empty buckets, fewer than %llu: counting every bucket before serving I/O\n",
-				c->bdev, hinted, 2 * bg->floor);
+			pr_info("%pg: the last stop found %llu empty buckets (%llu needed, or no memory): counting every bucket before serving I/O\n",
+				c->bdev, hinted, 2 * base);
 		for (i = 0; i < c->geom.nbuckets; i++)
-			c->buckets[i].hinted = 0;
+			c->buckets[i].hinted = HC_HINT_NONE;
 		return false;
 	}
+	if (hc_mark_bg_node_bucket(c, c->root->ptr)) {
+		/* The counting before I/O fails on it too, and says so. */
+		kvfree(bg->load_gen);
+		bg->load_gen = NULL;
+		return false;
+	}
+	for (i = 0; i < c->geom.nbuckets; i++)
+		bg->load_gen[i] = c->buckets[i].gen;
+	bg->floor = base + hinted / 8;
 	bg->hinted = hinted;
+	bg->marked = hinted;
 	bg->pos = (struct hc_pos){ 0, 0 };
 	bg->leaves = 0;
 	bg->start = jiffies;
 	/* hc_alloc_init() and hc_prio_read() typed the fixed and the chain. */
 	if (c->table_bucket)
 		c->buckets[c->table_bucket].m.type = HC_BUCKET_TABLE;
-	if (hc_mark_bg_node_bucket(c, c->root->ptr))
-		return false;
 	for (i = 0; i < c->table->nr; i++)
 		c->table->d[i].dirty_sectors = 0;
 	c->leaf_keys = 0;
@@ -358,6 +371,7 @@ static int hc_mark_bg_leaf(void *priv, struct hc_btree_node *n)
 	const struct hc_bucket *b;
 	const char *why;
 	size_t i;
+	u64 idx;
 
 	why = hc_bset_check(&n->keys);
 	if (!why)
@@ -375,13 +389,18 @@ static int hc_mark_bg_leaf(void *priv, struct hc_btree_node *n)
 		if (!k->nr_ptrs)
 			continue;
 		why = hc_mark_key_rules(&c->geom, c->buckets, k);
-		b = why ? NULL : &c->buckets[hc_sector_to_bucket(&c->geom,
-						hc_ptr_offset(k->ptr))];
+		idx = hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr));
+		b = why ? NULL : &c->buckets[idx];
 		if (b && !hc_ptr_stale(b->gen, hc_ptr_gen(k->ptr)) &&
 		    b->m.type != HC_BUCKET_FREE && b->m.type != HC_BUCKET_DATA)
 			why = "live pointer into a metadata, journal or superblock bucket";
-		/* The marks must not lie: a refill may be about to take it. */
-		if (b && b->hinted)
+		/*
+		 * The marks must not lie: a pointer from before this
+		 * registration into a bucket marked empty means a refill may
+		 * have reused it under live data.
+		 */
+		if (b && b->hinted != HC_HINT_NONE &&
+		    !hc_gen_after(hc_ptr_gen(k->ptr), c->mark_bg.load_gen[idx]))
 			why = "pointer into a bucket the last stop marked empty";
 		if (!why) {
 			hc_bucket_key_count(c, k);
@@ -396,7 +415,7 @@ static int hc_mark_bg_leaf(void *priv, struct hc_btree_node *n)
 		}
 	}
 	c->leaf_keys += n->keys.nr;
-	c->mark_bg.leaves++;
+	WRITE_ONCE(c->mark_bg.leaves, c->mark_bg.leaves + 1);
 	return 0;
 }
 
@@ -429,8 +448,10 @@ static int hc_mark_bg_end(struct hc_cache_set *c)
 	if (ret)
 		return ret;
 	for (i = 0; i < c->geom.nbuckets; i++)
-		c->buckets[i].hinted = 0;
+		c->buckets[i].hinted = HC_HINT_NONE;
 	bg->hinted = 0;
+	kvfree(bg->load_gen);
+	bg->load_gen = NULL;
 	bg->ms = jiffies_to_msecs(jiffies - bg->start);
 	WRITE_ONCE(bg->running, false);
 	c->refill_futile = false;
@@ -448,9 +469,11 @@ static int hc_mark_bg_end(struct hc_cache_set *c)
  * meta_lock, then marks the btree's buckets and lets the allocator,
  * GC and the consistency check go by the counts. Returns at once if no
  * pass runs; early, with the pass unfinished, if the thread is stopped.
- * A broken rule or an unreadable node fails the set (logged): the next
- * registration then counts before serving I/O, and refuses the cache if
- * the metadata is wrong.
+ * Short of memory, it tries again a little later. Anything else that
+ * stops it (a broken rule, an unreadable node) fails the set, logged: the
+ * allocator could never take more than the marked buckets, nor a device
+ * look clean; the next registration counts before serving I/O, and
+ * refuses the cache if the metadata is wrong.
  */
 void hc_mark_bg_run(struct hc_cache_set *c)
 {
@@ -467,12 +490,16 @@ void hc_mark_bg_run(struct hc_cache_set *c)
 						  c);
 		if (!ret)
 			ret = hc_mark_bg_end(c);
-		if (ret < 0 && ret != -EIO) {
+		if (ret < 0 && !c->meta_failed && ret != -ENOMEM) {
 			hc_cache_set_error(c, "the mark pass behind I/O failed (error %d)",
 					   ret);
 			hc_cache_set_meta_fail(c);
 		}
 		up_write(&c->meta_lock);
+		if (ret == -ENOMEM) {	/* nothing half done: the leaf again */
+			msleep_interruptible(100);
+			ret = 1;
+		}
 		cond_resched();
 	}
 	wake_up_all(&bg->done_wait);
@@ -485,7 +512,7 @@ void hc_mark_bg_run(struct hc_cache_set *c)
  * Returns at once if none runs, and when the set fails or stops, as the
  * pass then never ends.
  *
- * Return: 0, or -EINTR if a signal came first.
+ * Return: 0, or -ERESTARTSYS if a signal came first.
  */
 int hc_mark_bg_wait(struct hc_cache_set *c)
 {

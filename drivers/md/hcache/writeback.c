@@ -1010,10 +1010,13 @@ static int hc_writeback_thread(void *arg)
 			/*
 			 * Dirty data the scan could not take (stale keys of
 			 * a failed set, or a cursor just wrapped): look
-			 * again a little later.
+			 * again a little later; a second later while the
+			 * mark pass behind I/O runs, as the dirty count then
+			 * never reads 0 (hc_dirty_sectors()).
 			 */
 			if (wrapped)
-				hc_wb_sleep(wb, HZ / 10, false);
+				hc_wb_sleep(wb, READ_ONCE(c->mark_bg.running) ?
+					    HZ : HZ / 10, false);
 			continue;
 		}
 		if (paced)

@@ -12,7 +12,7 @@
 # four regions at random in 4 KiB blocks (two low in the device, two at its
 # end, so that they sort before and after everything else), and the debug
 # build's fill adds 60000 clean keys between them, so the tree has some 60
-# leaves. The debug delay point mark_bg holds the pass 2 s (times
+# leaves. The debug delay point mark_bg holds the pass 5 s (times
 # HC_TIME_SCALE) before each 4 leaves it counts. While it is held:
 #  1. /sys/fs/hcache/loading lists the set, and the pass has not ended;
 #  2. fio verifies the low and the high regions, overwrites one low and one
@@ -91,9 +91,9 @@ io_check
 io_stop
 marks_on || hc_fail "a clean stop left no empty marks: $("$(hc_tool hcache-super-show)" "$IO_CDEV" | grep incompat)"
 
-# Held: the pass counts 4 leaves every 2 s.
+# Held: the pass counts 4 leaves every 5 s: a window of some 2 minutes for the I/O below.
 logged=$(passes_logged)
-io_delay_arm mark_bg $((2000 * scale)) 100000 >/dev/null
+io_delay_arm mark_bg $((5000 * scale)) 100000 >/dev/null
 t0=$(io_now)
 register_all
 hc_log "registered in $(io_elapsed "$t0") s (both devices), the pass held"
@@ -126,7 +126,7 @@ hc_log "after the pass: the check passes and every region verifies"
 # A stop while the pass is held: no marks, and the next registration counts first.
 io_stop
 marks_on || hc_fail "no empty marks after the pass ended and a clean stop"
-io_delay_arm mark_bg $((2000 * scale)) 100000 >/dev/null
+io_delay_arm mark_bg $((5000 * scale)) 100000 >/dev/null
 register_all
 pass_listed || hc_fail "no pass behind I/O the second time"
 io_stop
