@@ -11,7 +11,7 @@
 # Writeback, writeback paused, 64 KiB buckets. Before the stop: fio writes
 # four regions at random in 4 KiB blocks (two low in the device, two at its
 # end, so that they sort before and after everything else), and the debug
-# build's fill adds 60000 clean keys between them, so the tree has some 60
+# build's fill adds 60000 clean keys between them, so the tree has some 90
 # leaves. The debug delay point mark_bg holds the pass 5 s (times
 # HC_TIME_SCALE) before each 4 leaves it counts. While it is held:
 #  1. /sys/fs/hcache/loading lists the set, and the pass has not ended;
