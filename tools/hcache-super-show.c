@@ -124,6 +124,11 @@ static void show_text(const struct hc_show *s)
 		if (tune & HC_CACHE_TUNE_IO_ERROR_HALFLIFE)
 			printf("cache.io_error_halflife\t%u\n",
 			       le32_to_cpu(d->cache.io_error_halflife));
+		if (le64_to_cpu(d->incompat) & HC_FEAT_INCOMPAT_EMPTY_MARKS)
+			printf("cache.clean_journal\tentry %llu, ring bucket %u, offset %u\n",
+			       le64_to_cpu(d->cache.clean_journal_seq),
+			       le32_to_cpu(d->cache.clean_journal_bucket),
+			       le32_to_cpu(d->cache.clean_journal_offset));
 	} else if (kind == HC_KIND_BACKING) {
 		printf("backing.data_offset\t%llu\n",
 		       le64_to_cpu(d->backing.data_offset));
@@ -228,6 +233,16 @@ static void show_json(const struct hc_show *s)
 		if (tune & HC_CACHE_TUNE_IO_ERROR_HALFLIFE)
 			json_u64("io_error_halflife",
 				 le32_to_cpu(d->cache.io_error_halflife), true);
+		if (le64_to_cpu(d->incompat) & HC_FEAT_INCOMPAT_EMPTY_MARKS) {
+			json_u64("clean_journal_seq",
+				 le64_to_cpu(d->cache.clean_journal_seq), true);
+			json_u64("clean_journal_bucket",
+				 le32_to_cpu(d->cache.clean_journal_bucket),
+				 true);
+			json_u64("clean_journal_offset",
+				 le32_to_cpu(d->cache.clean_journal_offset),
+				 true);
+		}
 	} else if (kind == HC_KIND_BACKING) {
 		json_u64("data_offset", le64_to_cpu(d->backing.data_offset),
 			 true);

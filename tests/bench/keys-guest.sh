@@ -12,10 +12,12 @@
 # write would (no data is written: registration reads only metadata).
 # For each count in hcbench.keys (default 100000 1000000 10000000), the
 # set is filled up to it, its btree written (flush), stopped cleanly, the
-# page cache dropped, and registered again; then the backing device
-# registers and one 4 KiB read of a key's block is timed; then fio reads
-# the keys' blocks at random for 5 s, one at a time, every read a hit
-# with every node cached.
+# page cache dropped (and the programs the timed span runs read back in),
+# and registered again; then the backing device registers and one 4 KiB
+# read of a key's block is timed. After a clean stop the mark pass runs
+# behind I/O: its end is waited for (its time from the kernel log), the
+# tree must then count every key, and fio reads the keys' blocks at
+# random for 5 s, one at a time, every read a hit with every node cached.
 #
 # Then the registration after a power cut: hcbench.cut_keys (default
 # 10000) more keys, spread evenly over the gaps between the keys that
@@ -46,11 +48,13 @@
 # Output in $HC_RESULTS/keys.txt, one line per count: keys, registration
 # seconds (the register write until the set's directory shows), seconds
 # from the register write to the first read served, btree nodes cached
-# after registration, the vmalloc and slab growth in KiB across the
-# registration, the hits a second (fio's JSON in hits-KEYS.json), and,
-# for the registration after the power cut (the set then holds KEYS plus
-# hcbench.cut_keys keys), its seconds, the journal entries it replayed
-# and the keys in them (from its "journal replayed" line).
+# once the mark pass ended, the vmalloc and slab growth in KiB from before
+# the registration to then, the hits a second (fio's JSON in
+# hits-KEYS.json), and, for the registration after the power cut (the set
+# then holds KEYS plus hcbench.cut_keys keys), its seconds, the journal
+# entries it replayed and the keys in them (from its "journal replayed"
+# line); then the seconds the mark pass behind I/O took (0 if it ran
+# before the set appeared).
 # timeout: 3000
 # memory: 6G
 # The power cut fails the set's metadata writes as it stops:
@@ -79,6 +83,14 @@ kb_keys_are() {
 kb_register() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	# The programs the timed span runs, read back in over 9p now: a
+	# guest idle waiting for 9p jumps its instruction clock ahead, which
+	# moved the first read by seconds.
+	seq 1 >/dev/null
+	readlink -f /dev/null >/dev/null
+	cat /dev/null
+	sleep 0
+	dd if=/dev/zero of=/dev/null count=1 status=none
 	read -r vm0 slab0 < <(io_meminfo)
 	# The write returns once the set is loaded, so its directory is
 	# there at once. hc_wait would first start seq, a program read over
@@ -142,6 +154,17 @@ for want in $KEYS; do
 		iflag=direct status=none || hc_fail "the first read failed"
 	t2=$(io_now)
 	io_stat_is hcache0 cache_hits 1 || hc_fail "the first read was not a hit: $(io_stats_line hcache0)"
+	# The mark pass behind I/O: its end, and its time from the log.
+	for ((i = 0; i < 6000; i++)); do
+		grep -q " $IO_UUID background-mark " /sys/fs/hcache/loading || break
+		sleep 0.1
+	done
+	grep -q " $IO_UUID background-mark " /sys/fs/hcache/loading &&
+		hc_fail "the mark pass behind I/O did not end in 600 s at $want keys"
+	pass_ms=$(dmesg | sed -n "s/.*cache set $IO_UUID: [0-9]* leaves, $want keys counted behind I\/O in \([0-9]*\) ms\$/\1/p" | tail -1)
+	[ -n "$pass_ms" ] || hc_fail "no mark pass behind I/O counting $want keys in the kernel log"
+	kb_keys_are "$want" "once the mark pass ended"
+	read -r vm1 slab1 < <(io_meminfo)
 	nodes=$(io_read_num "$IO_SET/internal/btree_nodes_cached")
 	# Hits with every node cached: 4 KiB random reads of the keys' blocks
 	# only (8 KiB aligned), one at a time; on the instruction clock the
@@ -155,7 +178,7 @@ for want in $KEYS; do
 		hc_fail "no IOPS in fio's output: $(head -3 "$R/hits-$want.json")"
 	io_stat_is hcache0 cache_misses 0 || hc_fail "reads of the keys' blocks missed: $(io_stats_line hcache0)"
 	row="$want $(io_elapsed_at "$t0" "$t1") $(io_elapsed_at "$t0" "$t2") $nodes $((vm1 - vm0)) $((slab1 - slab0)) $iops"
-	hc_log "$want keys: registration $(io_elapsed_at "$t0" "$t1") s, first read $(io_elapsed_at "$t0" "$t2") s after the register write; $nodes nodes cached; vmalloc +$(((vm1 - vm0) / 1024)) MiB, slab +$(((slab1 - slab0) / 1024)) MiB; $iops hits a second"
+	hc_log "$want keys: registration $(io_elapsed_at "$t0" "$t1") s, first read $(io_elapsed_at "$t0" "$t2") s after the register write; mark pass behind I/O $pass_ms ms; $nodes nodes cached; vmalloc +$(((vm1 - vm0) / 1024)) MiB, slab +$(((slab1 - slab0) / 1024)) MiB; $iops hits a second"
 
 	# Registration after a power cut. CUT_KEYS more keys, spread evenly
 	# over the gaps of the keys this count's fill added, so that they
@@ -186,7 +209,7 @@ for want in $KEYS; do
 	dd if=/dev/hcache0 of=/dev/null bs=4k count=1 skip=$(((first + (CUT_KEYS - 1) * stride) * 2 + 1)) \
 		iflag=direct status=none || hc_fail "the read after the power cut failed"
 	io_stat_is hcache0 cache_hits 1 || hc_fail "the last key journalled before the power cut was not a hit: $(io_stats_line hcache0)"
-	echo "$row $(io_elapsed_at "$t0" "$t1") $((jlast - jfirst + 1)) $jkeys" >>"$R/keys.txt"
+	echo "$row $(io_elapsed_at "$t0" "$t1") $((jlast - jfirst + 1)) $jkeys $((pass_ms / 1000)).$(printf %03d $((pass_ms % 1000)))" >>"$R/keys.txt"
 	hc_log "$((want + CUT_KEYS)) keys after a power cut: registration $(io_elapsed_at "$t0" "$t1") s; journal entries $jfirst to $jlast replayed, $jkeys keys"
 done
 io_teardown

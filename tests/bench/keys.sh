@@ -18,10 +18,11 @@
 # Results in bench-results/<date>-<kernel>-keys/.
 #
 # keys.txt, one line per count: keys, registration seconds, seconds to
-# the first read, nodes cached, vmalloc and slab growth in KiB, hits a
-# second, then for the registration after the power cut (the set holding
-# KEYS plus CUT_KEYS keys): seconds, journal entries replayed, keys
-# replayed.
+# the first read, nodes cached and vmalloc and slab growth in KiB once the
+# mark pass behind I/O ended, hits a second, then for the registration
+# after the power cut (the set holding KEYS plus CUT_KEYS keys): seconds,
+# journal entries replayed, keys replayed; then the seconds of the mark
+# pass behind I/O after the clean stop.
 #
 # Environment:
 #   KERNEL=RELEASE   a kernel release or its prefix (default: the newest
@@ -54,7 +55,7 @@ echo "bench-keys: $k, instruction clock, keys: $keys, $cut_keys more before each
 HC_MODULE=debug HC_APPEND="${HC_APPEND:-} hcbench.keys=${keys// /,} hcbench.cut_keys=$cut_keys" \
 	tests/vm/run-test.sh "$k" tests/bench/keys-guest.sh "$work" || bench_collect 1 "$work" "$res"
 bench_collect 0 "$work" "$res"
-awk '{ printf "%9d keys: registration %6.2f s, first read %6.2f s after the register write, %5d nodes cached, vmalloc +%d MiB, slab +%d MiB, %d hits a second; after a power cut: registration %6.2f s, %d keys replayed from %d journal entries\n", $1, $2, $3, $4, $5 / 1024, $6 / 1024, $7, $8, $10, $9 }
+awk '{ printf "%9d keys: registration %6.2f s, first read %6.2f s after the register write, mark pass behind I/O %6.2f s, then %5d nodes cached, vmalloc +%d MiB, slab +%d MiB, %d hits a second; after a power cut: registration %6.2f s, %d keys replayed from %d journal entries\n", $1, $2, $3, $11, $4, $5 / 1024, $6 / 1024, $7, $8, $10, $9 }
      NR == 1 { first = $3; fk = $1; fiops = $7; freg = $2; fcut = $8 }
      { last = $3; lk = $1; liops = $7; lreg = $2; lcut = $8 }
      END {

@@ -372,8 +372,7 @@ static void hc_prio_set(void *priv, u64 bucket, u8 gen, u16 prio, u8 flags)
 	b->gen = gen;
 	b->prio = prio;
 	/* Marks count only as written by the clean stop before this load. */
-	b->hinted = (flags & HC_BUCKET_DISK_EMPTY) && c->sb.cache.clean &&
-		    (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS) ?
+	b->hinted = (flags & HC_BUCKET_DISK_EMPTY) && c->load.marks ?
 		    HC_HINT_EMPTY : HC_HINT_NONE;
 }
 

@@ -424,6 +424,26 @@ static int hc_cache_set_verify(struct hc_cache_set *c,
 	return ret;
 }
 
+/*
+ * The superblock of a running set: not clean, no empty marks, no newest
+ * journal entry named. Logged on failure.
+ */
+static int hc_cache_set_sb_unclean(struct hc_cache_set *c)
+{
+	int ret;
+
+	c->sb.cache.clean = false;
+	c->sb.incompat &= ~HC_FEAT_INCOMPAT_EMPTY_MARKS;
+	c->sb.cache.clean_journal_bucket = 0;
+	c->sb.cache.clean_journal_seq = 0;
+	c->sb.cache.clean_journal_offset = 0;
+	ret = hc_sb_write(c->bdev, &c->sb, c->sb_buf);
+	if (ret)
+		pr_err("%pg: cannot register cache set %pU: cannot write the superblock (error %d)\n",
+		       c->bdev, c->sb.set_uuid, ret);
+	return ret;
+}
+
 /* Bring the metadata up: a fresh cache, or journal, chain, table, tree. */
 static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 {
@@ -434,11 +454,25 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
+	c->load.clean = c->sb.cache.clean;
+	c->load.marks = c->sb.cache.clean &&
+			(c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS);
 	hc_load_set_phase(c, "journal", 0);
 	ret = hc_journal_read(c, &found);
 	if (ret)
 		return ret;
 	*fresh = !found;
+	if (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS) {
+		/*
+		 * Before anything else is written: an entry written after
+		 * the one the superblock names would otherwise be missed by
+		 * a registration after a crash, which would take the named
+		 * one for the newest and write its successors over them.
+		 */
+		ret = hc_cache_set_sb_unclean(c);
+		if (ret)
+			return ret;
+	}
 	if (!found) {
 		/* make-hcache writes seq 1; the first registration bumps it. */
 		if (c->sb.seq != 1) {
@@ -661,18 +695,12 @@ static void hc_cache_set_load_work(struct work_struct *work)
 	else if (ret)
 		pr_err("%pg: cannot register cache set %pU: error %d\n",
 		       c->bdev, c->sb.set_uuid, ret);
-	if (!ret && !c->sb.cache.clean && !fresh)
+	if (!ret && !c->load.clean && !fresh)
 		pr_notice("%pg: cache set %pU was not shut down cleanly; recovered from the journal\n",
 			  c->bdev, c->sb.set_uuid);
 	if (!ret) {
 		hc_load_set_phase(c, "publish", 0);
-		c->sb.cache.clean = false;
-		/* Marks the running set's prio writes no longer keep. */
-		c->sb.incompat &= ~HC_FEAT_INCOMPAT_EMPTY_MARKS;
-		ret = hc_sb_write(c->bdev, &c->sb, c->sb_buf);
-		if (ret)
-			pr_err("%pg: cannot register cache set %pU: cannot write the superblock (error %d)\n",
-			       c->bdev, c->sb.set_uuid, ret);
+		ret = hc_cache_set_sb_unclean(c);
 	}
 
 	/*
@@ -992,8 +1020,14 @@ void hc_cache_set_stop(struct hc_cache_set *c, bool detach)
 	up_write(&c->meta_lock);
 	if (!ret && !atomic64_read(&c->errors)) {
 		c->sb.cache.clean = true;
-		if (c->empty_marks)
+		if (c->empty_marks) {
 			c->sb.incompat |= HC_FEAT_INCOMPAT_EMPTY_MARKS;
+			c->sb.cache.clean_journal_bucket =
+				c->journal.written_ring;
+			c->sb.cache.clean_journal_seq = c->journal.seq - 1;
+			c->sb.cache.clean_journal_offset =
+				c->journal.written_offset;
+		}
 		ret = hc_sb_write(c->bdev, &c->sb, c->sb_buf);
 	}
 	pr_info("%pg: cache set %pU stopped%s\n", c->bdev, c->sb.set_uuid,

@@ -687,6 +687,11 @@ struct hc_mark_bg {
  * @start: jiffies when the registration was accepted
  * @dev: the cache device's name, kept for the set's life (a failed load
  *	releases the device before it leaves the list)
+ * @clean: the superblock said the set was stopped cleanly
+ * @marks: and that its chain marks the empty buckets and its superblock
+ *	names the newest journal entry (HC_FEAT_INCOMPAT_EMPTY_MARKS): the
+ *	superblock is rewritten without either before anything else is
+ *	written, so these keep what it said
  *
  * Written by the loading work alone (WRITE_ONCE), read by the sysfs file
  * "loading" under hc_register_lock, which keeps the set on the list.
@@ -697,6 +702,8 @@ struct hc_load_progress {
 	u64		total;
 	unsigned long	start;
 	char		dev[32];
+	bool		clean;
+	bool		marks;
 };
 
 /* hc_cache_set.flags */

@@ -92,11 +92,14 @@
  *
  * HC_FEAT_INCOMPAT_EMPTY_MARKS (incompat bit 1): set with clean at a clean
  * stop whose last gen/prio chain marks the buckets it found empty
- * (HC_BUCKET_DISK_EMPTY), and cleared by the next registration. Such a
- * registration hands those buckets out while it counts the others in the
- * background. Code that does not know it would refuse the marks as
- * nonzero record padding; while it is set, that code refuses the device
- * with a clear reason instead.
+ * (HC_BUCKET_DISK_EMPTY), and whose superblock names the newest journal
+ * entry (hc_sb_cache_disk.clean_journal_*); cleared by the next
+ * registration before it writes anything else. Such a registration reads
+ * that entry alone, not the whole ring, and hands the marked buckets out
+ * while it counts the others in the background. Code that does not know
+ * the bit would refuse the marks as nonzero record padding, and take an
+ * older entry for the newest; while it is set, that code refuses the
+ * device with a clear reason instead.
  *
  * HC_FEAT_RO_COMPAT_DATA_CSUM: keys carry a CRC-32C of their extent's data
  * (hc_key_disk.data_csum). Code that does not know it may read the cache
@@ -237,7 +240,15 @@ struct hc_sb_cache_disk {
 	__le32	tunables;	/* HC_CACHE_TUNE_*: which fields below are set */
 	__le32	io_error_limit;
 	__le32	io_error_halflife; /* seconds */
-	__u8	pad[84];
+	/*
+	 * With HC_FEAT_INCOMPAT_EMPTY_MARKS (else 0): the newest journal
+	 * entry, as the clean stop wrote it: its ring bucket (0 is
+	 * journal_start), sequence number and byte offset in the bucket.
+	 */
+	__le32	clean_journal_bucket;
+	__le64	clean_journal_seq;
+	__le32	clean_journal_offset;
+	__u8	pad[68];
 };
 
 /* Backing-device part of the superblock (bytes 136-263). */
@@ -295,6 +306,12 @@ static_assert(offsetof(struct hc_sb_disk, cache.bucket_size) == 160,
 	      "sb bucket_size");
 static_assert(offsetof(struct hc_sb_disk, cache.tunables) == 168,
 	      "sb cache tunables");
+static_assert(offsetof(struct hc_sb_disk, cache.clean_journal_bucket) == 180,
+	      "sb clean_journal_bucket");
+static_assert(offsetof(struct hc_sb_disk, cache.clean_journal_seq) == 184,
+	      "sb clean_journal_seq");
+static_assert(offsetof(struct hc_sb_disk, cache.clean_journal_offset) == 192,
+	      "sb clean_journal_offset");
 static_assert(offsetof(struct hc_sb_disk, backing.tunables) == 148,
 	      "sb backing tunables");
 static_assert(offsetof(struct hc_sb_disk, backing.sequential_cutoff) == 152,

@@ -117,12 +117,66 @@ static int hc_jentry_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * After a clean stop that named its newest entry in the superblock
+ * (HC_FEAT_INCOMPAT_EMPTY_MARKS), that entry alone: nothing was written
+ * after it, and it needs no entry before it (its last_seq is its own).
+ * Return: 0 with the journal set up as hc_journal_read() does; -EAGAIN
+ * if the entry is not there as named (the ring is read then); an I/O
+ * error; -ENOMEM.
+ */
+static int hc_journal_read_clean(struct hc_cache_set *c)
+{
+	const struct hc_sb_cache *s = &c->sb.cache;
+	struct hc_journal *j = &c->journal;
+	u32 bytes = hc_journal_bucket_bytes(c), off = s->clean_journal_offset;
+	unsigned int r = s->clean_journal_bucket;
+	struct hc_jset_info info;
+	struct hc_jentry *e;
+	size_t keys, len;
+	const char *why;
+	int ret;
+
+	if (r >= c->geom.journal_buckets || off % c->block_size ||
+	    off >= bytes || bytes - off < sizeof(struct hc_jset_disk))
+		return -EAGAIN;
+	ret = hc_meta_io(c, REQ_OP_READ | REQ_META, hc_journal_sector(c, r, 0),
+			 c->node_buf, bytes);
+	if (ret)
+		return ret;
+	ret = hc_jset_decode_here(c, c->node_buf + off, bytes - off, j->keys,
+				  &info, &keys, &len, &why);
+	if (ret || info.seq != s->clean_journal_seq ||
+	    info.last_seq != info.seq)
+		return -EAGAIN;
+	e = kvmalloc_array(1, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	len = round_up(len, c->block_size);
+	e[0] = (struct hc_jentry){ info.seq, r, off, len };
+	/* Every other ring bucket holds only entries no longer needed. */
+	j->bucket_seq[r] = info.seq;
+	j->cur = r;
+	j->offset = off + len;
+	j->written_ring = r;
+	j->written_offset = off;
+	j->seq = info.seq + 1;
+	j->last_seq = info.last_seq;
+	j->newest = info;
+	j->replay = e;
+	j->replay_nr = 1;
+	j->replay_first = 0;
+	return 0;
+}
+
 /**
  * hc_journal_read() - find the newest journal entry and what to replay
  * @c: the set; meta_lock held for writing
  * @found: receives whether the ring holds any valid entry
  *
- * Reads every ring bucket. In each, entries follow one another from the
+ * After a clean stop that named its newest entry in the superblock, reads
+ * that entry alone; else, or if it is not there as named, every ring
+ * bucket. In each, entries follow one another from the
  * start; the first that does not validate ends the bucket (never written,
  * torn, or left from an earlier format). The newest entry gives the
  * roots (hc_journal.newest) and the position to write at next; entries
@@ -146,6 +200,18 @@ int hc_journal_read(struct hc_cache_set *c, bool *found)
 
 	lockdep_assert_held_write(&c->meta_lock);
 	*found = false;
+	if (c->sb.cache.clean &&
+	    (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS)) {
+		ret = hc_journal_read_clean(c);
+		if (ret != -EAGAIN) {
+			*found = !ret;
+			return ret;
+		}
+		pr_warn("%pg: journal entry %llu is not where the superblock says (ring bucket %u, offset %u); reading the whole ring\n",
+			c->bdev, c->sb.cache.clean_journal_seq,
+			c->sb.cache.clean_journal_bucket,
+			c->sb.cache.clean_journal_offset);
+	}
 	e = kvmalloc_array(max, sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
@@ -197,6 +263,8 @@ int hc_journal_read(struct hc_cache_set *c, bool *found)
 	}
 	j->cur = newest.ring;
 	j->offset = newest.offset + newest.bytes;
+	j->written_ring = newest.ring;
+	j->written_offset = newest.offset;
 	j->seq = best.seq + 1;
 	j->last_seq = best.last_seq;
 	j->newest = best;
@@ -443,6 +511,8 @@ static int hc_journal_commit(struct hc_cache_set *c,
 	if (ret)
 		return ret;
 	j->bucket_seq[j->cur] = j->seq;
+	j->written_ring = j->cur;
+	j->written_offset = j->offset;
 	j->offset += padded;
 	WRITE_ONCE(j->last_seq, info->last_seq);
 	WRITE_ONCE(j->seq, j->seq + 1);

@@ -35,6 +35,10 @@ struct hc_jentry {
  * @last_seq: the last_seq written in the newest entry on disk
  * @cur: ring index (0 .. journal_buckets - 1) being written
  * @offset: bytes of ring bucket @cur already used
+ * @written_ring: ring index of the last entry written (or found newest)
+ * @written_offset: its byte offset in that ring bucket; with
+ *	@written_ring, what a clean stop's superblock names
+ *	(hc_sb_cache.clean_journal_*)
  * @bucket_seq: per ring bucket, the newest seq written into it (0: none);
  *	a ring bucket may be overwritten once that is below the oldest
  *	entry still needed
@@ -66,6 +70,8 @@ struct hc_journal {
 	u64			last_seq;
 	unsigned int		cur;
 	u32			offset;
+	unsigned int		written_ring;
+	u32			written_offset;
 	u64			*bucket_seq;
 	struct hc_key		*keys;
 	size_t			nr;

@@ -278,7 +278,7 @@ out:
 /* ---- The mark pass behind I/O (struct hc_mark_bg) ------------------------ */
 
 /* Leaves counted per hold of meta_lock. */
-#define HC_MARK_BG_LEAVES	4U
+#define HC_MARK_BG_LEAVES	1U
 
 /*
  * A btree node's bucket in the set's own counts, as hc_mark_meta() marks
@@ -332,8 +332,7 @@ bool hc_mark_bg_begin(struct hc_cache_set *c)
 	if (hinted && hinted >= 2 * base)
 		bg->load_gen = kvmalloc(c->geom.nbuckets, GFP_KERNEL);
 	if (!bg->load_gen) {
-		if (c->sb.cache.clean &&
-		    (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS))
+		if (c->load.marks)
 			pr_info("%pg: the last stop found %llu empty buckets (%llu needed, or no memory): counting every bucket before serving I/O\n",
 				c->bdev, hinted, 2 * base);
 		for (i = 0; i < c->geom.nbuckets; i++)
@@ -466,7 +465,7 @@ static int hc_mark_bg_end(struct hc_cache_set *c)
  * @c: the set
  *
  * Counts the leaves in key order, HC_MARK_BG_LEAVES per hold of
- * meta_lock, then marks the btree's buckets and lets the allocator,
+ * meta_lock, at nice 19, then marks the btree's buckets and lets the allocator,
  * GC and the consistency check go by the counts. Returns at once if no
  * pass runs; early, with the pass unfinished, if the thread is stopped.
  * Short of memory, it tries again a little later. Anything else that
@@ -481,6 +480,10 @@ void hc_mark_bg_run(struct hc_cache_set *c)
 	unsigned int i;
 	int ret = 1;
 
+	if (!READ_ONCE(bg->running))
+		return;
+	/* Behind foreground I/O: the CPU it leaves, then GC's nice again. */
+	set_user_nice(current, MAX_NICE);
 	while (ret > 0 && READ_ONCE(bg->running) && !kthread_should_stop()) {
 		hc_debug_delay(HC_DELAY_MARK_BG);
 		hc_meta_lock_write(c);
@@ -502,6 +505,7 @@ void hc_mark_bg_run(struct hc_cache_set *c)
 		}
 		cond_resched();
 	}
+	set_user_nice(current, 10);
 	wake_up_all(&bg->done_wait);
 }
 

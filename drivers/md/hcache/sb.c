@@ -262,6 +262,14 @@ void hc_sb_encode(const struct hc_sb *sb, struct hc_sb_disk *d)
 		if (tunables & HC_CACHE_TUNE_IO_ERROR_HALFLIFE)
 			d->cache.io_error_halflife =
 				cpu_to_le32(c->io_error_halflife);
+		if (sb->incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS) {
+			d->cache.clean_journal_bucket =
+				cpu_to_le32(c->clean_journal_bucket);
+			d->cache.clean_journal_seq =
+				cpu_to_le64(c->clean_journal_seq);
+			d->cache.clean_journal_offset =
+				cpu_to_le32(c->clean_journal_offset);
+		}
 	} else if (sb->kind == HC_KIND_BACKING) {
 		const struct hc_sb_backing *b = &sb->backing;
 
@@ -350,6 +358,14 @@ static const char *hc_sb_decode_cache(const struct hc_sb_disk *d,
 	c->journal_buckets = le32_to_cpu(d->cache.journal_buckets);
 	c->replacement = flags & HC_CACHE_REPL_MASK;
 	c->discard = flags & HC_CACHE_DISCARD;
+	/* Checked against the ring when used (hc_journal_read()). */
+	if (sb->incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS) {
+		c->clean_journal_bucket =
+			le32_to_cpu(d->cache.clean_journal_bucket);
+		c->clean_journal_seq = le64_to_cpu(d->cache.clean_journal_seq);
+		c->clean_journal_offset =
+			le32_to_cpu(d->cache.clean_journal_offset);
+	}
 	c->clean = flags & HC_CACHE_CLEAN;
 
 	err = "unknown cache flag bits";

@@ -25,6 +25,10 @@ struct hc_sb_cache {
 	u32	tunables;
 	u32	io_error_limit;
 	u32	io_error_halflife;	/* seconds */
+	/* HC_FEAT_INCOMPAT_EMPTY_MARKS: where the newest journal entry is */
+	u32	clean_journal_bucket;
+	u64	clean_journal_seq;
+	u32	clean_journal_offset;
 };
 
 /* Backing-device fields; meaningful when kind == HC_KIND_BACKING. */
