@@ -15,9 +15,10 @@
 # page cache dropped (and the programs the timed span runs read back in),
 # and registered again; then the backing device registers and one 4 KiB
 # read of a key's block is timed. After a clean stop the mark pass runs
-# behind I/O: its end is waited for (its time from the kernel log), the
-# tree must then count every key, and fio reads the keys' blocks at
-# random for 5 s, one at a time, every read a hit with every node cached.
+# behind I/O: its end is waited for (its time from the kernel log). Three
+# times, the medians counting; then the tree must count every key, and
+# fio reads the keys' blocks at random for 5 s, one at a time, every read
+# a hit with every node cached.
 #
 # Then the registration after a power cut: hcbench.cut_keys (default
 # 10000) more keys, spread evenly over the gaps between the keys that
@@ -104,6 +105,20 @@ kb_register() {
 	read -r vm1 slab1 < <(io_meminfo)
 }
 
+# kb_pass_wait: the mark pass behind I/O of the set ended; sets pass_ms to
+# the time it took, from the kernel log.
+kb_pass_wait() {
+	local i
+	for ((i = 0; i < 6000; i++)); do
+		grep -q " $IO_UUID background-mark " /sys/fs/hcache/loading || break
+		sleep 0.1
+	done
+	grep -q " $IO_UUID background-mark " /sys/fs/hcache/loading &&
+		hc_fail "the mark pass behind I/O did not end in 600 s at $want keys"
+	pass_ms=$(dmesg | sed -n "s/.*cache set $IO_UUID: [0-9]* leaves, $want keys counted behind I\\/O in \\([0-9]*\\) ms\$/\\1/p" | tail -1)
+	[ -n "$pass_ms" ] || hc_fail "no mark pass behind I/O counting $want keys in the kernel log"
+}
+
 # kb_cut: the power of the cache disk cut while the set runs, as
 # vm/fail-cache-unplug cuts it: from then on nothing reaches the disk,
 # so the set, stopped, writes neither its nodes nor a clean superblock
@@ -146,23 +161,28 @@ for want in $KEYS; do
 	kb_keys_are "$want"
 	hc_log "filled to $want keys in $(io_elapsed "$t0") s"
 	hc_write "$IO_DBG/flush" btree
-	io_stop
-	kb_register
-	io_register_backing "$IO_BDEV" >/dev/null
-	# The block of the middle key.
-	dd if=/dev/hcache0 of=/dev/null bs=4k count=1 skip=$((have / 2 * 2)) \
-		iflag=direct status=none || hc_fail "the first read failed"
-	t2=$(io_now)
-	io_stat_is hcache0 cache_hits 1 || hc_fail "the first read was not a hit: $(io_stats_line hcache0)"
-	# The mark pass behind I/O: its end, and its time from the log.
-	for ((i = 0; i < 6000; i++)); do
-		grep -q " $IO_UUID background-mark " /sys/fs/hcache/loading || break
-		sleep 0.1
+	# Three clean stops and registrations, each timed to the set's
+	# directory and to the first read; the medians count. Each waits for
+	# the mark pass behind I/O to end, so that the stop after it marks
+	# the empty buckets again.
+	regs=()
+	firsts=()
+	for rep in 1 2 3; do
+		io_stop
+		kb_register
+		io_register_backing "$IO_BDEV" >/dev/null
+		# The block of the middle key.
+		dd if=/dev/hcache0 of=/dev/null bs=4k count=1 skip=$((have / 2 * 2)) \
+			iflag=direct status=none || hc_fail "the first read failed"
+		t2=$(io_now)
+		io_stat_is hcache0 cache_hits 1 || hc_fail "the first read was not a hit: $(io_stats_line hcache0)"
+		regs+=("$(io_elapsed_at "$t0" "$t1")")
+		firsts+=("$(io_elapsed_at "$t0" "$t2")")
+		kb_pass_wait
 	done
-	grep -q " $IO_UUID background-mark " /sys/fs/hcache/loading &&
-		hc_fail "the mark pass behind I/O did not end in 600 s at $want keys"
-	pass_ms=$(dmesg | sed -n "s/.*cache set $IO_UUID: [0-9]* leaves, $want keys counted behind I\/O in \([0-9]*\) ms\$/\1/p" | tail -1)
-	[ -n "$pass_ms" ] || hc_fail "no mark pass behind I/O counting $want keys in the kernel log"
+	reg=$(printf '%s\n' "${regs[@]}" | sort -n | sed -n 2p)
+	firstread=$(printf '%s\n' "${firsts[@]}" | sort -n | sed -n 2p)
+	hc_log "$want keys, three registrations: ${regs[*]} s; first reads ${firsts[*]} s after the register write"
 	kb_keys_are "$want" "once the mark pass ended"
 	read -r vm1 slab1 < <(io_meminfo)
 	nodes=$(io_read_num "$IO_SET/internal/btree_nodes_cached")
@@ -177,8 +197,8 @@ for want in $KEYS; do
 	iops=$(python3 -c 'import json, sys; t = open(sys.argv[1]).read(); print(int(json.loads(t[t.index("{"):])["jobs"][0]["read"]["iops"]))' "$R/hits-$want.json") ||
 		hc_fail "no IOPS in fio's output: $(head -3 "$R/hits-$want.json")"
 	io_stat_is hcache0 cache_misses 0 || hc_fail "reads of the keys' blocks missed: $(io_stats_line hcache0)"
-	row="$want $(io_elapsed_at "$t0" "$t1") $(io_elapsed_at "$t0" "$t2") $nodes $((vm1 - vm0)) $((slab1 - slab0)) $iops"
-	hc_log "$want keys: registration $(io_elapsed_at "$t0" "$t1") s, first read $(io_elapsed_at "$t0" "$t2") s after the register write; mark pass behind I/O $pass_ms ms; $nodes nodes cached; vmalloc +$(((vm1 - vm0) / 1024)) MiB, slab +$(((slab1 - slab0) / 1024)) MiB; $iops hits a second"
+	row="$want $reg $firstread $nodes $((vm1 - vm0)) $((slab1 - slab0)) $iops"
+	hc_log "$want keys: registration $reg s, first read $firstread s after the register write (medians of three); mark pass behind I/O $pass_ms ms; $nodes nodes cached; vmalloc +$(((vm1 - vm0) / 1024)) MiB, slab +$(((slab1 - slab0) / 1024)) MiB; $iops hits a second"
 
 	# Registration after a power cut. CUT_KEYS more keys, spread evenly
 	# over the gaps of the keys this count's fill added, so that they

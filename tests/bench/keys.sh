@@ -4,7 +4,7 @@
 # when a set registers? One guest (the debug build, for its fill) on the
 # instruction clock runs tests/bench/keys-guest.sh: a cache filled with
 # KEYS keys in turn (default 100000 1000000 10000000), each time stopped
-# cleanly and registered again, then given CUT_KEYS more keys that only
+# cleanly and registered again (three times, the medians counting), then given CUT_KEYS more keys that only
 # the journal holds, its power cut, and registered again. Prints, per
 # count, the registration time, the time to the first read served, the
 # btree nodes cached and the memory the registration took, the hits a
@@ -14,11 +14,11 @@
 # registration with the most keys at most 1.2 times as late as with the
 # fewest, and a hit at most 1.5 times as costly; and, with no goal, how
 # much longer the registration after a power cut takes with the most
-# keys than with the fewest. About 4.5 minutes with the default counts.
+# keys than with the fewest. About 14 minutes with the default counts.
 # Results in bench-results/<date>-<kernel>-keys/.
 #
 # keys.txt, one line per count: keys, registration seconds, seconds to
-# the first read, nodes cached and vmalloc and slab growth in KiB once the
+# the first read (medians of three), nodes cached and vmalloc and slab growth in KiB once the
 # mark pass behind I/O ended, hits a second, then for the registration
 # after the power cut (the set holding KEYS plus CUT_KEYS keys): seconds,
 # journal entries replayed, keys replayed; then the seconds of the mark
