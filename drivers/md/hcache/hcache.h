@@ -115,9 +115,12 @@
  * the table and the root, runs the mark pass (mark_pass.c: every bucket's
  * live sectors and oldest gen from the tree on disk), and replays entries
  * last_seq to newest. After a clean stop that marked the empty buckets in
- * the chain (HC_FEAT_INCOMPAT_EMPTY_MARKS), the mark pass runs behind I/O
- * instead, and refills take only those buckets until it ends (struct
- * hc_mark_bg), so the time to the first I/O does not grow with the keys.
+ * the chain and named its newest entry in the superblock
+ * (HC_FEAT_INCOMPAT_EMPTY_MARKS), it reads that entry alone, rewrites the
+ * superblock before anything else, and the mark pass runs behind I/O
+ * instead, refills taking only the marked buckets until it ends (struct
+ * hc_mark_bg): the time to the first I/O grows neither with the keys nor
+ * with the journal.
  * A cache whose superblock was never rewritten (seq 1,
  * as make-hcache leaves it) and whose journal is empty is new; a used one
  * without a valid journal entry is refused, never silently emptied.
