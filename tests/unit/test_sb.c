@@ -69,7 +69,12 @@ static bool sb_equal(const struct hc_sb *a, const struct hc_sb *b)
 		 a->cache.clean == b->cache.clean &&
 		 a->cache.tunables == b->cache.tunables &&
 		 a->cache.io_error_limit == b->cache.io_error_limit &&
-		 a->cache.io_error_halflife == b->cache.io_error_halflife)) &&
+		 a->cache.io_error_halflife == b->cache.io_error_halflife &&
+		 a->cache.clean_journal_bucket ==
+			b->cache.clean_journal_bucket &&
+		 a->cache.clean_journal_seq == b->cache.clean_journal_seq &&
+		 a->cache.clean_journal_offset ==
+			b->cache.clean_journal_offset)) &&
 	       (a->kind != HC_KIND_BACKING ||
 		(a->backing.data_offset == b->backing.data_offset &&
 		 a->backing.inval_gen == b->backing.inval_gen &&
@@ -170,6 +175,36 @@ static void test_layout(void)
 	d.csum = cpu_to_le32(hc_sb_csum(&d));
 	CHECK(!hc_sb_decode(&d, sizeof(d), &sb, NULL) && !sb.cache.tunables &&
 	      !sb.cache.io_error_limit, "tunables read without the compat bit");
+
+	printf("the newest journal entry, named with EMPTY_MARKS only\n");
+	base_sb(CACHE, &sb);
+	sb.cache.clean_journal_bucket = 17;
+	sb.cache.clean_journal_seq = 0x123456789aULL;
+	sb.cache.clean_journal_offset = 4096 * 3;
+	hc_sb_encode(&sb, &d);
+	CHECK_EQ_U64(get_le((u8 *)&d + 180, 8) | get_le((u8 *)&d + 188, 8), 0,
+		     "no entry named without the bit");
+	CHECK(!hc_sb_decode(&d, sizeof(d), &sb, NULL) &&
+	      !sb.cache.clean_journal_bucket && !sb.cache.clean_journal_seq &&
+	      !sb.cache.clean_journal_offset, "entry read without the bit");
+	sb.incompat = HC_FEAT_INCOMPAT_EMPTY_MARKS;
+	sb.cache.clean_journal_bucket = 17;
+	sb.cache.clean_journal_seq = 0x123456789aULL;
+	sb.cache.clean_journal_offset = 4096 * 3;
+	hc_sb_encode(&sb, &d);
+	CHECK_EQ_U64(get_le((u8 *)&d + 32, 8), HC_FEAT_INCOMPAT_EMPTY_MARKS,
+		     "incompat @32");
+	CHECK_EQ_U64(get_le((u8 *)&d + 180, 4), 17, "clean_journal_bucket @180");
+	CHECK_EQ_U64(get_le((u8 *)&d + 184, 8), 0x123456789aULL,
+		     "clean_journal_seq @184");
+	CHECK_EQ_U64(get_le((u8 *)&d + 192, 4), 4096 * 3,
+		     "clean_journal_offset @192");
+	memset(&sb, 0, sizeof(sb));
+	CHECK(!hc_sb_decode(&d, sizeof(d), &sb, NULL) &&
+	      sb.cache.clean_journal_bucket == 17 &&
+	      sb.cache.clean_journal_seq == 0x123456789aULL &&
+	      sb.cache.clean_journal_offset == 4096 * 3,
+	      "entry not read back with the bit");
 
 	printf("incompat bit 0 is the retired draft bit, not supported\n");
 	CHECK_EQ_U64(HC_FEAT_INCOMPAT_RETIRED_DRAFT, 1, "retired draft bit");
