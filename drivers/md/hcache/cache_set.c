@@ -449,11 +449,12 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 {
 	struct hc_bucket_mark *marks;
 	struct hc_jset_info *newest = &c->journal.newest;
-	bool found;
+	bool found, marked;
 	u64 i;
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
+	marked = c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS;
 	c->load.clean = c->sb.cache.clean;
 	c->load.marks = c->sb.cache.clean &&
 			(c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS);
@@ -462,7 +463,7 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 	if (ret)
 		return ret;
 	*fresh = !found;
-	if (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS) {
+	if (marked) {
 		/*
 		 * Before anything else is written: an entry written after
 		 * the one the superblock names would otherwise be missed by
@@ -515,9 +516,8 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 			return ret;
 		/*
 		 * A chain without the marks (and the journal entry naming
-		 * it) before the superblock loses EMPTY_MARKS, so that no
-		 * chain on disk carries marks the superblock does not vouch
-		 * for.
+		 * it) at once: the superblock no longer vouches for them,
+		 * and code older than EMPTY_MARKS refuses them.
 		 */
 		hc_load_set_phase(c, "write", 0);
 		return hc_prio_write(c);
@@ -540,9 +540,12 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 		ret = hc_cache_set_verify(c, NULL);
 	if (ret)
 		return ret;
-	/* Persist the replayed state's roots, and start a fresh entry. */
+	/*
+	 * Persist the replayed state's roots, and start a fresh entry; with
+	 * a chain without marks if the one read has them.
+	 */
 	hc_load_set_phase(c, "write", 0);
-	return hc_journal_write(c);
+	return marked ? hc_prio_write(c) : hc_journal_write(c);
 }
 
 /*

@@ -118,9 +118,32 @@ static int hc_jentry_cmp(const void *a, const void *b)
 }
 
 /*
+ * Does a valid entry newer than @seq start at @off of the ring bucket in
+ * c->node_buf?
+ */
+static bool hc_journal_newer_at(struct hc_cache_set *c, u32 off, u64 seq)
+{
+	u32 bytes = hc_journal_bucket_bytes(c);
+	struct hc_jset_info info;
+	const char *why;
+	size_t keys, len;
+
+	return bytes - off >= sizeof(struct hc_jset_disk) &&
+	       !hc_jset_decode_here(c, c->node_buf + off, bytes - off,
+				    c->journal.keys, &info, &keys, &len,
+				    &why) &&
+	       info.seq > seq;
+}
+
+/*
  * After a clean stop that named its newest entry in the superblock
  * (HC_FEAT_INCOMPAT_EMPTY_MARKS), that entry alone: nothing was written
  * after it, and it needs no entry before it (its last_seq is its own).
+ * What a scan of the ring would see around it is checked too: the
+ * entries before it in its ring bucket validate one after another from
+ * the start (else a scan after a crash would stop short of it and of
+ * what comes after), and no newer entry follows it, in its bucket or at
+ * the start of the next (written by code that did not clear the name).
  * Return: 0 with the journal set up as hc_journal_read() does; -EAGAIN
  * if the entry is not there as named (the ring is read then); an I/O
  * error; -ENOMEM.
@@ -135,6 +158,7 @@ static int hc_journal_read_clean(struct hc_cache_set *c)
 	struct hc_jentry *e;
 	size_t keys, len;
 	const char *why;
+	u32 at;
 	int ret;
 
 	if (r >= c->geom.journal_buckets || off % c->block_size ||
@@ -144,15 +168,30 @@ static int hc_journal_read_clean(struct hc_cache_set *c)
 			 c->node_buf, bytes);
 	if (ret)
 		return ret;
+	for (at = 0; at < off; at += round_up(len, c->block_size))
+		if (hc_jset_decode_here(c, c->node_buf + at, bytes - at,
+					j->keys, &info, &keys, &len, &why))
+			return -EAGAIN;
+	if (at != off)
+		return -EAGAIN;
 	ret = hc_jset_decode_here(c, c->node_buf + off, bytes - off, j->keys,
 				  &info, &keys, &len, &why);
 	if (ret || info.seq != s->clean_journal_seq ||
 	    info.last_seq != info.seq)
 		return -EAGAIN;
+	len = round_up(len, c->block_size);
+	if (hc_journal_newer_at(c, off + len, info.seq))
+		return -EAGAIN;
+	ret = hc_meta_io(c, REQ_OP_READ | REQ_META,
+			 hc_journal_sector(c, (r + 1) % c->geom.journal_buckets, 0),
+			 c->node_buf, bytes);
+	if (ret)
+		return ret;
+	if (hc_journal_newer_at(c, 0, info.seq))
+		return -EAGAIN;
 	e = kvmalloc_array(1, sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
-	len = round_up(len, c->block_size);
 	e[0] = (struct hc_jentry){ info.seq, r, off, len };
 	/* Every other ring bucket holds only entries no longer needed. */
 	j->bucket_seq[r] = info.seq;
@@ -207,10 +246,12 @@ int hc_journal_read(struct hc_cache_set *c, bool *found)
 			*found = !ret;
 			return ret;
 		}
-		pr_warn("%pg: journal entry %llu is not where the superblock says (ring bucket %u, offset %u); reading the whole ring\n",
+		pr_warn("%pg: journal entry %llu is not where the superblock says (ring bucket %u, offset %u), or not the newest; reading the whole ring, and counting every bucket before serving I/O\n",
 			c->bdev, c->sb.cache.clean_journal_seq,
 			c->sb.cache.clean_journal_bucket,
 			c->sb.cache.clean_journal_offset);
+		/* The superblock disagrees with the ring: not its marks either. */
+		c->load.marks = false;
 	}
 	e = kvmalloc_array(max, sizeof(*e), GFP_KERNEL);
 	if (!e)
