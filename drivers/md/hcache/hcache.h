@@ -664,7 +664,8 @@ struct hc_gc {
  *   gen/prio chain and btree nodes; writes bypass once data has none; a
  *   metadata bucket freed may be taken again if it was hinted (nothing
  *   else, as pointers not yet counted may point into it);
- * - GC, moving GC, merges at insert time and the consistency check wait;
+ * - GC, moving GC, writeback, merges at insert time and the consistency
+ *   check wait;
  *   a stop writes no empty marks, so the next registration counts first.
  * Fields under meta_lock, except @done_wait and @running, which is also
  * read without it (READ_ONCE) to wait.

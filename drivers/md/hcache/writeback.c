@@ -914,7 +914,12 @@ static int hc_writeback_thread(void *arg)
 		urgent = flush_seq != wb->flush_done;
 		spin_unlock(&wb->lock);
 		urgent |= READ_ONCE(wb->detaching);
-		if (READ_ONCE(c->meta_failed) ||
+		/*
+		 * Behind the mark pass behind I/O too: until it ends, no
+		 * device reads clean, and a scan for dirty keys would read
+		 * the whole tree at foreground priority, as the pass does.
+		 */
+		if (READ_ONCE(c->meta_failed) || READ_ONCE(c->mark_bg.running) ||
 		    (!READ_ONCE(wb->running) && !urgent)) {
 			/*
 			 * A pause is no error to integrate, and what dirty
@@ -1010,13 +1015,10 @@ static int hc_writeback_thread(void *arg)
 			/*
 			 * Dirty data the scan could not take (stale keys of
 			 * a failed set, or a cursor just wrapped): look
-			 * again a little later; a second later while the
-			 * mark pass behind I/O runs, as the dirty count then
-			 * never reads 0 (hc_dirty_sectors()).
+			 * again a little later.
 			 */
 			if (wrapped)
-				hc_wb_sleep(wb, READ_ONCE(c->mark_bg.running) ?
-					    HZ : HZ / 10, false);
+				hc_wb_sleep(wb, HZ / 10, false);
 			continue;
 		}
 		if (paced)
