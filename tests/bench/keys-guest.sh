@@ -119,28 +119,6 @@ kb_pass_wait() {
 	[ -n "$pass_ms" ] || hc_fail "no mark pass behind I/O counting $want keys in the kernel log"
 }
 
-# kb_cut: the power of the cache disk cut while the set runs, as
-# vm/fail-cache-unplug cuts it: from then on nothing reaches the disk,
-# so the set, stopped, writes neither its nodes nor a clean superblock
-# (it logs that the device was removed and that a write failed); then the
-# disk is powered on again, with what it held (memory-backed).
-kb_cut() {
-	local cfg=/sys/kernel/config/nullb/cache
-	echo 0 >"$cfg/power"
-	hc_write "$IO_SET/stop" 1
-	hc_wait test ! -e "$IO_SET"
-	hc_wait io_no_hcache
-	echo 1 >"$cfg/power"
-	udevadm settle 2>/dev/null || :
-	if [ -b /dev/cache ]; then
-		IO_CDEV=/dev/cache
-	else
-		IO_CDEV=/dev/nullb$(cat "$cfg/index")
-	fi
-	IO_CNAME=${IO_CDEV#/dev/}
-	hc_wait test -b "$IO_CDEV"
-}
-
 io_setup $((64 * 1024)) $((1024 * 1024)) --bucket 512k
 hc_log "make-hcache $IO_MKFS_SECS s, registration $IO_REG_SECS s"
 : >"$R/keys.txt"
@@ -214,7 +192,7 @@ for want in $KEYS; do
 	kb_keys_are $((want + CUT_KEYS))
 	hc_log "$CUT_KEYS keys more, one in every $stride gaps: journal_seq $(cat "$IO_SET/internal/journal_seq"), journal_last_seq $(cat "$IO_SET/internal/journal_last_seq"), $(cat "$IO_SET/internal/btree_node_writes") node writes"
 	echo "hcache-bench: power cut at $want keys" >/dev/kmsg
-	kb_cut
+	io_power_cut
 	kb_register
 	log=$(dmesg | sed -n "/hcache-bench: power cut at $want keys\$/,\$p")
 	echo "$log" | grep -q -F "hcache: $IO_CNAME: cache set $IO_UUID $unclean" ||

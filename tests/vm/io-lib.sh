@@ -306,6 +306,30 @@ io_restart() {
 	[ "$(io_hcache_of "$IO_BDEV")" = hcache0 ] || hc_fail "after the restart $IO_BDEV runs as $(io_hcache_of "$IO_BDEV")"
 }
 
+# io_power_cut: the power of the cache disk (null_blk "cache", as io_setup
+# makes it) cut while the set runs, as vm/fail-cache-unplug cuts it: from
+# then on nothing reaches the disk, so the set, stopped, writes neither
+# its nodes nor a clean superblock (it logs that the device was removed
+# and that a metadata write failed: expect-log both); then the disk is
+# powered on again with what it held (memory-backed), IO_CDEV and
+# IO_CNAME naming it.
+io_power_cut() {
+	local cfg=/sys/kernel/config/nullb/cache
+	echo 0 >"$cfg/power"
+	hc_write "$IO_SET/stop" 1
+	hc_wait test ! -e "$IO_SET"
+	hc_wait io_no_hcache
+	echo 1 >"$cfg/power"
+	udevadm settle 2>/dev/null || :
+	if [ -b /dev/cache ]; then
+		IO_CDEV=/dev/cache
+	else
+		IO_CDEV=/dev/nullb$(cat "$cfg/index")
+	fi
+	IO_CNAME=${IO_CDEV#/dev/}
+	hc_wait test -b "$IO_CDEV"
+}
+
 # io_teardown: the final checks, then stop everything and unload.
 io_teardown() {
 	io_check

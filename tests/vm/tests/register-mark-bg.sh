@@ -168,14 +168,7 @@ marks_on && hc_fail "the registration did not clear the empty marks"
 seed[low2]=51
 region low2 "${off[low2]}" "${size[low2]}" "${seed[low2]}" --end_fsync=1
 hc_write "$IO_DBG/flush" journal
-cfg=/sys/kernel/config/nullb/cache
-echo 0 >"$cfg/power"
-hc_write "$IO_SET/stop" 1
-hc_wait test ! -e "$IO_SET"
-hc_wait io_no_hcache
-echo 1 >"$cfg/power"
-udevadm settle 2>/dev/null || :
-hc_wait test -b "$IO_CDEV"
+io_power_cut
 register_all
 dmesg | grep -q "cache set $IO_UUID was not shut down cleanly; recovered from the journal" ||
 	hc_fail "the registration after the power cut did not recover from the journal"
