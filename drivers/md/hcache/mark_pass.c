@@ -44,6 +44,16 @@ static __printf(2, 3) void hc_mark_err(struct hc_mark_ctx *x,
 	x->nerr++;
 }
 
+/* A node's keys in order, not overlapping, within its range: NULL, or why not. */
+static const char *hc_mark_node_check(const struct hc_btree_node *n)
+{
+	const char *why = hc_bset_check(&n->keys);
+
+	return why ?: hc_node_range_check(n->keys.keys, n->keys.nr,
+					  n->min.bdev, n->min.end,
+					  n->max.bdev, n->max.end);
+}
+
 static int hc_mark_node(void *priv, struct hc_btree_node *n)
 {
 	struct hc_mark_ctx *x = priv;
@@ -55,11 +65,7 @@ static int hc_mark_node(void *priv, struct hc_btree_node *n)
 	ret = hc_load_step(c);
 	if (ret)
 		return ret;
-	why = hc_bset_check(&n->keys);
-	if (!why)
-		why = hc_node_range_check(n->keys.keys, n->keys.nr,
-					  n->min.bdev, n->min.end,
-					  n->max.bdev, n->max.end);
+	why = hc_mark_node_check(n);
 	if (why)
 		hc_mark_err(x, "btree node in bucket %llu (level %u): %s",
 			    n->bucket, n->level, why);
@@ -372,11 +378,7 @@ static int hc_mark_bg_leaf(void *priv, struct hc_btree_node *n)
 	size_t i;
 	u64 idx;
 
-	why = hc_bset_check(&n->keys);
-	if (!why)
-		why = hc_node_range_check(n->keys.keys, n->keys.nr,
-					  n->min.bdev, n->min.end,
-					  n->max.bdev, n->max.end);
+	why = hc_mark_node_check(n);
 	if (why) {
 		hc_cache_set_error(c, "btree leaf in bucket %llu: %s",
 				   n->bucket, why);
