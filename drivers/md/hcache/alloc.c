@@ -374,6 +374,15 @@ static void hc_prio_set(void *priv, u64 bucket, u8 gen, u16 prio, u8 flags)
 	/* Marks count only as written by the clean stop before this load. */
 	b->hinted = (flags & HC_BUCKET_DISK_EMPTY) && c->load.marks ?
 		    HC_HINT_EMPTY : HC_HINT_NONE;
+	c->mark_bg.hinted += b->hinted == HC_HINT_EMPTY;
+}
+
+/* Hinted buckets above the floor kept for metadata (struct hc_mark_bg). */
+static u64 hc_mark_bg_room(const struct hc_cache_set *c)
+{
+	const struct hc_mark_bg *bg = &c->mark_bg;
+
+	return bg->hinted > bg->floor ? bg->hinted - bg->floor : 0;
 }
 
 /*
@@ -384,8 +393,7 @@ static void hc_prio_set(void *priv, u64 bucket, u8 gen, u16 prio, u8 flags)
  */
 static size_t hc_mark_bg_want(struct hc_cache_set *c)
 {
-	const struct hc_mark_bg *bg = &c->mark_bg;
-	u64 meta = c->free[HC_RESERVE_PRIO].target -
+	u64 room = hc_mark_bg_room(c), meta = c->free[HC_RESERVE_PRIO].target -
 		   c->free[HC_RESERVE_PRIO].nr +
 		   c->free[HC_RESERVE_BTREE].target -
 		   c->free[HC_RESERVE_BTREE].nr;
@@ -393,7 +401,7 @@ static size_t hc_mark_bg_want(struct hc_cache_set *c)
 
 	if (c->free[HC_RESERVE_PRIO].nr < c->prio_nr)
 		meta += c->prio_nr;
-	spare = bg->hinted > bg->floor + meta ? bg->hinted - bg->floor - meta : 0;
+	spare = room > meta ? room - meta : 0;
 	return meta + min_t(u64, c->free[HC_RESERVE_DATA].target -
 			    c->free[HC_RESERVE_DATA].nr, spare);
 }
@@ -1021,8 +1029,7 @@ u64 hc_buckets_available(struct hc_cache_set *c, u64 *free)
 	u64 i, n = 0, nfree = 0;
 
 	if (c->mark_bg.running) {
-		n = c->mark_bg.hinted > c->mark_bg.floor ?
-		    c->mark_bg.hinted - c->mark_bg.floor : 0;
+		n = hc_mark_bg_room(c);
 		if (free)
 			*free = n;
 		return n;

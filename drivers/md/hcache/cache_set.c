@@ -456,8 +456,7 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 	lockdep_assert_held_write(&c->meta_lock);
 	marked = c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS;
 	c->load.clean = c->sb.cache.clean;
-	c->load.marks = c->sb.cache.clean &&
-			(c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS);
+	c->load.marks = c->load.clean && marked;
 	hc_load_set_phase(c, "journal", 0);
 	ret = hc_journal_read(c, &found);
 	if (ret)

@@ -239,8 +239,7 @@ int hc_journal_read(struct hc_cache_set *c, bool *found)
 
 	lockdep_assert_held_write(&c->meta_lock);
 	*found = false;
-	if (c->sb.cache.clean &&
-	    (c->sb.incompat & HC_FEAT_INCOMPAT_EMPTY_MARKS)) {
+	if (c->load.marks) {
 		ret = hc_journal_read_clean(c);
 		if (ret != -EAGAIN) {
 			*found = !ret;

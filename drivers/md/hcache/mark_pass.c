@@ -329,11 +329,9 @@ static int hc_mark_bg_node_bucket(struct hc_cache_set *c, u64 ptr)
 bool hc_mark_bg_begin(struct hc_cache_set *c)
 {
 	struct hc_mark_bg *bg = &c->mark_bg;
-	u64 i, hinted = 0, base;
+	u64 i, hinted = bg->hinted, base;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	for (i = 0; i < c->geom.nbuckets; i++)
-		hinted += c->buckets[i].hinted == HC_HINT_EMPTY;
 	base = 4 * (c->prio_nr + c->free[HC_RESERVE_BTREE].target);
 	if (hinted && hinted >= 2 * base)
 		bg->load_gen = kvmalloc(c->geom.nbuckets, GFP_KERNEL);
@@ -343,18 +341,19 @@ bool hc_mark_bg_begin(struct hc_cache_set *c)
 				c->bdev, hinted, 2 * base);
 		for (i = 0; i < c->geom.nbuckets; i++)
 			c->buckets[i].hinted = HC_HINT_NONE;
+		bg->hinted = 0;
 		return false;
 	}
 	if (hc_mark_bg_node_bucket(c, c->root->ptr)) {
 		/* The counting before I/O fails on it too, and says so. */
 		kvfree(bg->load_gen);
 		bg->load_gen = NULL;
+		bg->hinted = 0;
 		return false;
 	}
 	for (i = 0; i < c->geom.nbuckets; i++)
 		bg->load_gen[i] = c->buckets[i].gen;
 	bg->floor = base + hinted / 8;
-	bg->hinted = hinted;
 	bg->marked = hinted;
 	bg->pos = (struct hc_pos){ 0, 0 };
 	bg->leaves = 0;
