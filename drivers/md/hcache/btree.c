@@ -467,6 +467,7 @@ static int hc_node_write_whole(struct hc_cache_set *c,
 	n->bucket = bucket;
 	n->ptr = hc_ptr_make(sector, 0, c->buckets[bucket].gen);
 	n->written = hdr_bytes + set_bytes;
+	n->sets = 1;
 	hc_node_cleaned(n);
 	c->stats.node_writes++;
 	return 0;
@@ -563,10 +564,14 @@ static int hc_node_rewrite(struct hc_cache_set *c, struct hc_btree_node *n)
 
 /*
  * Write what @n holds that is not on disk yet: append @n->pending as a
- * sorted set, or rewrite the node when the bucket has no room for it.
+ * sorted set, or rewrite the node when the bucket has no room for it, or
+ * when it holds HC_NODE_SETS_MAX sets and the btree reserve can spare a
+ * bucket without a refill (else the append is as correct, only slower to
+ * read).
  */
 static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n)
 {
+	const struct hc_freelist *btree_free;
 	struct hc_bset_info info;
 	size_t bytes;
 	int ret;
@@ -579,6 +584,9 @@ static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n)
 	bytes = round_up(hc_bset_bytes(hc_bset_encode_u64s(&n->pending)),
 			 c->block_size);
 	if (n->written + bytes > hc_bucket_bytes(c))
+		return hc_node_rewrite(c, n);
+	btree_free = &c->free[HC_RESERVE_BTREE];
+	if (n->sets >= HC_NODE_SETS_MAX && btree_free->nr > btree_free->target / 2)
 		return hc_node_rewrite(c, n);
 
 	memset(c->node_buf, 0, bytes);
@@ -594,6 +602,7 @@ static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n)
 	if (ret)
 		return ret;
 	n->written += bytes;
+	n->sets++;
 	hc_node_cleaned(n);
 	c->stats.node_writes++;
 	return 0;
@@ -763,8 +772,11 @@ static int hc_node_read(struct hc_cache_set *c, u64 ptr, u8 level,
 		n->keys.nr = merged.nr;
 		off += round_up(hc_bset_bytes(le32_to_cpu(d->u64s)),
 				c->block_size);
+		n->sets++;
 	}
 	n->written = off;
+	if (n->sets > c->stats.node_sets_read_max)
+		c->stats.node_sets_read_max = n->sets;
 	why = hc_bset_check(&n->keys);
 	if (!why)
 		why = hc_node_range_check(n->keys.keys, n->keys.nr, min.bdev,

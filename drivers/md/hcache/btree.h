@@ -17,6 +17,13 @@ struct hc_cache_set;
 #define HC_LEAF_KEYS		4096
 /* Keys an interior node holds at most. */
 #define HC_INTERIOR_KEYS	8192
+/*
+ * Sorted sets a node's bucket holds before a write compacts it into one
+ * (hc_node_write()): a read merges each set into those before it, so its
+ * cost grows with sets times keys. An interior node of 646 children
+ * appended one set per split took 0.14 s to read under TCG.
+ */
+#define HC_NODE_SETS_MAX	16
 /* Nodes kept ready per level (leaf, interior) for when memory is short. */
 #define HC_NODE_RESERVE		4
 
@@ -66,6 +73,8 @@ struct hc_pos {
  * @pending: keys inserted since the node was last written, whiteouts
  *	kept; the next write appends them as one sorted set
  * @written: bytes of the bucket written: header and sorted sets
+ * @sets: sorted sets in the bucket; a write past HC_NODE_SETS_MAX
+ *	rewrites the node whole instead of appending
  * @journal_pin: the oldest journal entry holding keys in @pending; 0
  *	if @pending is empty
  */
@@ -83,6 +92,7 @@ struct hc_btree_node {
 	struct hc_bset_mem	keys;
 	struct hc_bset_mem	pending;
 	u32			written;
+	u32			sets;
 	u64			journal_pin;
 };
 

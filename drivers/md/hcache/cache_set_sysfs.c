@@ -361,6 +361,7 @@ HC_INTERNAL(btree_node_rewrites, c->stats.node_rewrites);
 HC_INTERNAL(btree_node_splits, c->stats.node_splits);
 HC_INTERNAL(btree_node_merges, c->stats.node_merges);
 HC_INTERNAL(btree_node_reads, c->stats.node_reads);
+HC_INTERNAL(btree_node_sets_read_max, c->stats.node_sets_read_max);
 HC_INTERNAL(prio_writes, c->stats.prio_writes);
 HC_INTERNAL(buckets_invalidated, c->stats.buckets_invalidated);
 HC_INTERNAL(buckets_gen_limited, c->stats.gen_limited);
@@ -407,6 +408,7 @@ static struct attribute *hc_cache_set_internal_attrs[] = {
 	&hc_set_attr_btree_node_splits.attr,
 	&hc_set_attr_btree_node_merges.attr,
 	&hc_set_attr_btree_node_reads.attr,
+	&hc_set_attr_btree_node_sets_read_max.attr,
 	&hc_set_attr_prio_writes.attr,
 	&hc_set_attr_buckets_invalidated.attr,
 	&hc_set_attr_buckets_gen_limited.attr,

@@ -948,6 +948,7 @@ struct hc_cache_set {
 		u64		node_splits;
 		u64		node_merges;
 		u64		node_reads;
+		u64		node_sets_read_max;
 		u64		prio_writes;
 		u64		buckets_invalidated;
 		u64		gen_limited;

@@ -22,7 +22,10 @@
 # Then the delay is released: the pass ends (logged), the check passes,
 # and everything verifies. A stop while the pass is held writes no marks
 # (no [empty-marks]), and the next registration counts before it serves
-# I/O (no pass behind I/O), and everything verifies again.
+# I/O (no pass behind I/O), and everything verifies again. No node the
+# registration or the pass read may hold more than 16 sorted sets: the
+# root's splits would append some 90 (read, each is merged into those
+# before it), had its writes not compacted it past 16.
 #
 # The clean stop also names its newest journal entry in the superblock,
 # and the registration reads that entry alone, not the ring; it must then
@@ -134,9 +137,14 @@ pass_done() { [ "$(passes_logged)" -gt "$logged" ]; }
 hc_wait pass_done
 hc_log "$(dmesg | grep "$IO_UUID: .* counted behind I/O" | tail -1)"
 pass_listed && hc_fail "the pass ended but /sys/fs/hcache/loading still lists it"
+# The pass read every leaf, the registration the root, whose some 90
+# splits each appended a sorted set: a write past 16 compacts the node.
+sets=$(io_read_num "$IO_SET/internal/btree_node_sets_read_max")
+[ "$sets" -le 16 ] ||
+	hc_fail "a node read back held $sets sorted sets, more than the 16 after which a write compacts it ($(cat "$IO_SET/internal/btree_node_rewrites") rewrites)"
 io_check
 verify_all
-hc_log "after the pass: the check passes and every region verifies"
+hc_log "after the pass: nodes read held at most $sets sorted sets; the check passes and every region verifies"
 
 # A stop while the pass is held: no marks, and the next registration counts first.
 io_stop
