@@ -19,6 +19,7 @@
 # removes it; "stop" of the cache device stops the set; "register" brings
 # the set back; a device that is not hcache's is refused, exit 4.
 # timeout: 300
+# one-kernel: the admin command's parsing and output, in userspace; admin-tunables makes its sysfs writes on both kernels
 # expect-log: hcache: /dev/null: cannot register: no such block device
 
 . "$HC_ROOT/tests/vm/io-lib.sh"

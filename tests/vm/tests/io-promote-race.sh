@@ -11,6 +11,7 @@
 # writeback, writearound and writethrough. cache_miss_collisions is
 # logged and must be above 0 at the end: the race was exercised.
 # timeout: 300
+# one-kernel: promotion racing writes, in the module's own locking; io-fio-modes and race-promote-track promote on both kernels
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 

@@ -27,6 +27,7 @@
 #    return: the device attaches under a new id and the lost dirty data
 #    is never written back (writeback_keys_written stays 0).
 # timeout: 300
+# one-kernel: writeback and detach bookkeeping over bio paths that wb-basic and wb-crash run on both kernels; 2.5 min
 # expect-log: hcache: .*dirty data in the cache is LOST
 # expect-log: hcache: .*write "force" to running
 

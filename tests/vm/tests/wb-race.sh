@@ -50,6 +50,7 @@
 # a cached one, need not). The seed is printed;
 # HC_APPEND=wb.seed=SEED tests/run --filter vm/wb-race repeats a run.
 # timeout: 900
+# one-kernel: writeback racing writes, in the module's own locking; race-wb-checked and wb-basic run those paths on both kernels; 1.2 min
 
 . "$HC_ROOT/tests/vm/io-lib.sh"
 
