@@ -3,7 +3,8 @@
  * btree.c: the btree of extents: nodes on disk and in memory, the node
  * cache and its shrinker, descent, inserts that split full nodes on the
  * way down, node writes (appending a sorted set, or rewriting the node
- * into a new bucket when it is full), lookups and walks.
+ * into a new bucket when it is full or holds HC_NODE_SETS_MAX sets),
+ * lookups and walks.
  *
  * Writes and crash consistency (design.rst): a leaf's new keys are in the
  * journal before the leaf is written, so a leaf is written lazily, when
@@ -519,20 +520,15 @@ static int hc_node_set_child(struct hc_cache_set *c,
 }
 
 /*
- * Rewrite @n into a new bucket, compacting its sorted sets into one, then
- * point its parent at the new place. The old bucket is freed.
+ * Rewrite @n into @bucket, just allocated, compacting its sorted sets into
+ * one, then point its parent at the new place. The old bucket is freed.
  */
-static int hc_node_rewrite(struct hc_cache_set *c, struct hc_btree_node *n)
+static int hc_node_rewrite_to(struct hc_cache_set *c,
+			      struct hc_btree_node *n, u64 bucket)
 {
-	u64 old_bucket = n->bucket, pin = n->journal_pin, bucket;
+	u64 old_bucket = n->bucket, pin = n->journal_pin;
 	int ret;
 
-	ret = hc_bucket_alloc(c, HC_RESERVE_BTREE, HC_BUCKET_BTREE, &bucket);
-	if (ret) {
-		hc_cache_set_error(c, "no bucket to rewrite a btree node (error %d)",
-				   ret);
-		return ret;
-	}
 	ret = hc_node_write_whole(c, n, bucket);
 	if (ret) {
 		hc_bucket_free_meta(c, bucket);
@@ -562,16 +558,53 @@ static int hc_node_rewrite(struct hc_cache_set *c, struct hc_btree_node *n)
 	return 0;
 }
 
+/* hc_node_rewrite_to() a new bucket; none is an error of the set. */
+static int hc_node_rewrite(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	u64 bucket;
+	int ret;
+
+	ret = hc_bucket_alloc(c, HC_RESERVE_BTREE, HC_BUCKET_BTREE, &bucket);
+	if (ret) {
+		hc_cache_set_error(c, "no bucket to rewrite a btree node (error %d)",
+				   ret);
+		return ret;
+	}
+	return hc_node_rewrite_to(c, n, bucket);
+}
+
+/*
+ * @n holds HC_NODE_SETS_MAX sorted sets: hc_node_rewrite_to() a new
+ * bucket if one can be had. Return: 0, 1 if none could (the caller
+ * appends, as correct and only slower to read), or -errno.
+ *
+ * Not while the mark pass runs behind I/O: refills then take only the
+ * buckets the last stop marked empty, and the node's old bucket, unless
+ * the pass handed it out, is not marked again when freed (struct
+ * hc_mark_bg), so compactions would use up the floor kept for metadata.
+ */
+static int hc_node_compact(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	u64 bucket;
+	int ret;
+
+	if (READ_ONCE(c->mark_bg.running))
+		return 1;
+	ret = hc_bucket_alloc(c, HC_RESERVE_BTREE, HC_BUCKET_BTREE, &bucket);
+	if (ret == -ENOSPC)
+		return 1;
+	if (ret)
+		return ret;
+	return hc_node_rewrite_to(c, n, bucket);
+}
+
 /*
  * Write what @n holds that is not on disk yet: append @n->pending as a
  * sorted set, or rewrite the node when the bucket has no room for it, or
- * when it holds HC_NODE_SETS_MAX sets and the btree reserve can spare a
- * bucket without a refill (else the append is as correct, only slower to
- * read).
+ * compact it when it holds HC_NODE_SETS_MAX sets.
  */
 static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n)
 {
-	const struct hc_freelist *btree_free;
 	struct hc_bset_info info;
 	size_t bytes;
 	int ret;
@@ -585,9 +618,11 @@ static int hc_node_write(struct hc_cache_set *c, struct hc_btree_node *n)
 			 c->block_size);
 	if (n->written + bytes > hc_bucket_bytes(c))
 		return hc_node_rewrite(c, n);
-	btree_free = &c->free[HC_RESERVE_BTREE];
-	if (n->sets >= HC_NODE_SETS_MAX && btree_free->nr > btree_free->target / 2)
-		return hc_node_rewrite(c, n);
+	if (n->sets >= HC_NODE_SETS_MAX) {
+		ret = hc_node_compact(c, n);
+		if (ret <= 0)
+			return ret;
+	}
 
 	memset(c->node_buf, 0, bytes);
 	info.node_seq = n->node_seq;

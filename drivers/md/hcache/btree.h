@@ -19,9 +19,9 @@ struct hc_cache_set;
 #define HC_INTERIOR_KEYS	8192
 /*
  * Sorted sets a node's bucket holds before a write compacts it into one
- * (hc_node_write()): a read merges each set into those before it, so its
- * cost grows with sets times keys. An interior node of 646 children
- * appended one set per split took 0.14 s to read under TCG.
+ * (hc_node_compact()): a read merges each set into those before it, so
+ * its cost grows with sets times keys. An interior node of 646 children,
+ * appended one set per split, took 0.14 s to read under TCG.
  */
 #define HC_NODE_SETS_MAX	16
 /* Nodes kept ready per level (leaf, interior) for when memory is short. */
@@ -74,7 +74,7 @@ struct hc_pos {
  *	kept; the next write appends them as one sorted set
  * @written: bytes of the bucket written: header and sorted sets
  * @sets: sorted sets in the bucket; a write past HC_NODE_SETS_MAX
- *	rewrites the node whole instead of appending
+ *	rewrites the node whole instead of appending (hc_node_compact())
  * @journal_pin: the oldest journal entry holding keys in @pending; 0
  *	if @pending is empty
  */

@@ -85,13 +85,14 @@
  *
  * THE BTREE (btree.c)
  *
- * A B+tree of extent keys by (backing id, end sector); a node is a
- * bucket, written log-structured: a header, then sorted sets appended as
- * keys arrive; a full bucket is rewritten, compacted, into a new one. In
- * memory a node is one resolved, overlap-free array (bset.c) and its
- * pending keys, both sized to what its level holds (HC_LEAF_KEYS,
- * HC_INTERIOR_KEYS), not to its bucket; nodes with pending keys are on
- * the set's dirty_nodes. Every key lies within its node's range; inserts
+ * A B+tree of extent keys by (backing id, end sector); a node is a bucket,
+ * written log-structured: a header, then sorted sets appended as keys
+ * arrive; a full bucket, or one holding HC_NODE_SETS_MAX sets (a read
+ * merges each into those before it), is rewritten, compacted, into a new
+ * one. In memory a node is one resolved, overlap-free array (bset.c) and
+ * its pending keys, both sized to what its level holds (HC_LEAF_KEYS,
+ * HC_INTERIOR_KEYS), not to its bucket; nodes with pending keys are on the
+ * set's dirty_nodes. Every key lies within its node's range; inserts
  * spanning leaves are cut at their boundaries; descents split full nodes
  * top-down. Interior keys are size-1 keys at each child's max. Interior
  * nodes stay cached; clean leaves are evicted by a shrinker. When memory
