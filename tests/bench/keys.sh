@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/bench/keys.sh: make bench-keys. What does the number of keys cost
-# when a set registers? One guest (the debug build, for its fill) on the
-# instruction clock runs tests/bench/keys-guest.sh: a cache filled with
+# when a set registers? One guest of one CPU (the debug build, for its
+# fill) on the instruction clock runs tests/bench/keys-guest.sh: a cache filled with
 # KEYS keys in turn (default 100000 1000000 10000000), each time stopped
 # cleanly and registered again (three times, the medians counting), then given CUT_KEYS more keys that only
 # the journal holds, its power cut, and registered again. Prints, per
@@ -14,7 +14,7 @@
 # registration with the most keys at most 1.2 times as late as with the
 # fewest, and a hit at most 1.5 times as costly; and, with no goal, how
 # much longer the registration after a power cut takes with the most
-# keys than with the fewest. About 14 minutes with the default counts.
+# keys than with the fewest. About 20 minutes with the default counts.
 # Results in bench-results/<date>-<kernel>-keys/.
 #
 # keys.txt, one line per count: keys, registration seconds, seconds to
