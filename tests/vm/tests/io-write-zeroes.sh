@@ -72,7 +72,10 @@ modes=(writethrough writeback writearound none)
 # What a phase leaves dirty: in each of its 4 dirty cases, the cached part
 # but for the first range and the part of the second inside it.
 phase_dirty=$((4 * (cached - z1_len - (cached - z2_off))))
-expect=/tmp/wz.expect		# what hcache0 must read at base, all cases
+# Scratch files in a directory of the test's own: the guest's /tmp shows
+# the host's, where a same-named directory once failed the test.
+W=$(mktemp -d /tmp/io-write-zeroes.XXXXXX)
+expect=$W/wz.expect		# what hcache0 must read at base, all cases
 keep=$HC_RESULTS/wz.expect	# its copy across the cut
 
 # What io_setup would set (io-lib.sh's helpers read them).
@@ -195,21 +198,21 @@ name() {
 # or the test fails naming the cases and blocks that differ.
 same() {
 	local k
-	dd if=$expect of=/tmp/exp bs=1M skip="$3" count="$4" status=none || hc_fail "dd $expect"
-	cmp -s "$2" /tmp/exp && return 0
+	dd if=$expect of=$W/exp bs=1M skip="$3" count="$4" status=none || hc_fail "dd $expect"
+	cmp -s "$2" $W/exp && return 0
 	for k in $(seq "$3" $(($3 + $4 - 1))); do
-		cmp -s -i $(((k - $3) * MiB)):$(((k - $3) * MiB)) -n $MiB "$2" /tmp/exp ||
+		cmp -s -i $(((k - $3) * MiB)):$(((k - $3) * MiB)) -n $MiB "$2" $W/exp ||
 			hc_log "$1: $(name "$k") differs"
 	done
-	hc_fail "$1: $(wb_diff "$2" /tmp/exp $((base + $3 * MiB))) (offsets in $dev)"
+	hc_fail "$1: $(wb_diff "$2" $W/exp $((base + $3 * MiB))) (offsets in $dev)"
 }
 
 # raw_zeros WHEN N: on the raw backing device, every zeroed range of
 # cases 0.. N-1 reads zeros.
 raw_zeros() {
 	local bad
-	io_get_raw $base $(($2 * MiB)) /tmp/raw
-	bad=$(python3 - /tmp/raw "$2" $z1_off $z1_len $z2_off $z2_len <<'EOF'
+	io_get_raw $base $(($2 * MiB)) $W/raw
+	bad=$(python3 - $W/raw "$2" $z1_off $z1_len $z2_off $z2_len <<'EOF'
 import sys
 data = open(sys.argv[1], "rb").read()
 n, z = int(sys.argv[2]), [int(x) for x in sys.argv[3:]]
@@ -229,8 +232,8 @@ EOF
 check() {
 	local i
 	for i in 1 2; do
-		io_get /dev/$dev $base $(($2 * MiB)) /tmp/got
-		same "$1, read $i through $dev" /tmp/got 0 "$2"
+		io_get /dev/$dev $base $(($2 * MiB)) $W/got
+		same "$1, read $i through $dev" $W/got 0 "$2"
 	done
 	raw_zeros "$1" "$2"
 	hc_log "$1: $2 cases read their zeros and data through $dev; their $(($2 * 2)) zeroed ranges read zeros on the raw backing device"
@@ -238,8 +241,8 @@ check() {
 
 # raw_all WHEN N: the raw backing device holds cases 0.. N-1 exactly.
 raw_all() {
-	io_get_raw $base $(($2 * MiB)) /tmp/raw
-	same "$1, raw backing device" /tmp/raw 0 "$2"
+	io_get_raw $base $(($2 * MiB)) $W/raw
+	same "$1, raw backing device" $W/raw 0 "$2"
 	hc_log "$1: the raw backing device holds all $2 cases, byte for byte"
 }
 
@@ -248,43 +251,43 @@ raw_all() {
 phase() {
 	local first=$1 k off r0 r1 d0
 	off=$((base + first * MiB))
-	io_pattern /tmp/old 8
-	dd if=/tmp/old of=$expect bs=1M seek="$first" conv=notrunc status=none
+	io_pattern $W/old 8
+	dd if=$W/old of=$expect bs=1M seek="$first" conv=notrunc status=none
 	io_mode $dev none
-	io_put /tmp/old /dev/$dev $off
+	io_put $W/old /dev/$dev $off
 	io_mode $dev writethrough
 	for k in $(seq "$first" 2 $((first + 7))); do
-		io_get /dev/$dev $((base + k * MiB)) $cached /tmp/got
+		io_get /dev/$dev $((base + k * MiB)) $cached $W/got
 	done
 	io_mode $dev writeback
 	d0=$(wb_dirty $dev)
 	for k in $(seq $((first + 1)) 2 $((first + 7))); do
-		head -c $cached /dev/urandom >/tmp/new
-		io_put /tmp/new /dev/$dev $((base + k * MiB))
-		dd if=/tmp/new of=$expect bs=1M seek="$k" conv=notrunc status=none
+		head -c $cached /dev/urandom >$W/new
+		io_put $W/new /dev/$dev $((base + k * MiB))
+		dd if=$W/new of=$expect bs=1M seek="$k" conv=notrunc status=none
 	done
 	io_settle
 	[ "$(wb_dirty $dev)" = $((d0 + 4 * cached)) ] ||
 		hc_fail "cases $first-$((first + 7)): dirty_data rose from $d0 to $(wb_dirty $dev), not by $((4 * cached))"
 	r0=$(io_bstat "$IO_BDEV" 3)
 	for k in $(seq "$first" $((first + 7))); do
-		io_get /dev/$dev $((base + k * MiB)) $cached /tmp/got
+		io_get /dev/$dev $((base + k * MiB)) $cached $W/got
 	done
 	r1=$(io_bstat "$IO_BDEV" 3)
 	[ "$r1" = "$r0" ] ||
 		hc_fail "cases $first-$((first + 7)): reading the cached parts read $((r1 - r0)) sectors from the backing device: not all cached"
-	io_get_raw $off $((8 * MiB)) /tmp/raw
-	cmp -s /tmp/raw /tmp/old ||
-		hc_fail "cases $first-$((first + 7)): the backing device does not hold the old data under the clean and dirty data: $(wb_diff /tmp/raw /tmp/old $off)"
-	io_get /dev/$dev $off $((8 * MiB)) /tmp/got
-	same "cases $first-$((first + 7)) before zeroing" /tmp/got "$first" 8
+	io_get_raw $off $((8 * MiB)) $W/raw
+	cmp -s $W/raw $W/old ||
+		hc_fail "cases $first-$((first + 7)): the backing device does not hold the old data under the clean and dirty data: $(wb_diff $W/raw $W/old $off)"
+	io_get /dev/$dev $off $((8 * MiB)) $W/got
+	same "cases $first-$((first + 7)) before zeroing" $W/got "$first" 8
 	for k in $(seq "$first" $((first + 7))); do
 		io_mode $dev "${modes[k % 8 / 2]}"
 		[ "$k" != $((first + 7)) ] || [ -z "${2:-}" ] || "$2"
 		zero blkzeroout $((base + k * MiB + z1_off)) $z1_len
 		zero punch $((base + k * MiB + z2_off)) $z2_len
-		io_get /dev/$dev $((base + k * MiB)) $MiB /tmp/got
-		same "$(name "$k") just after zeroing, in its mode" /tmp/got "$k" 1
+		io_get /dev/$dev $((base + k * MiB)) $MiB $W/got
+		same "$(name "$k") just after zeroing, in its mode" $W/got "$k" 1
 	done
 	[ "$(wb_dirty $dev)" = $((d0 + phase_dirty)) ] ||
 		hc_fail "cases $first-$((first + 7)): dirty_data $(wb_dirty $dev) after zeroing, expected $((d0 + phase_dirty))"
