@@ -19,7 +19,7 @@
 #                        does hcache scale as the raw disk does (KERNEL=, ROUNDS=)
 #   make bench-keys      registration (after a clean stop and after a power
 #                        cut) and the first read against the number of keys
-#                        (KERNEL=, KEYS=, CUT_KEYS=)
+#                        (KERNEL=, KEYS=, CUT_KEYS=, REAL_KEYS=)
 #   make deb             the Debian packages hcache-dkms and hcache-tools, in
 #                        build/deb/ (VERSION= sets their version)
 #   make install         install the module, tools, rules and man pages
@@ -122,13 +122,14 @@ bench-scale: deps
 	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" ./tests/bench/scale.sh
 
 # What the number of keys costs at registration: a cache filled with KEYS
-# keys in turn (default 100000 1000000 10000000; the debug build's fill),
+# keys in turn (default 100000 1000000 10000000; the first REAL_KEYS,
+# default 1000000, written by fio, the rest by the debug build's fill),
 # stopped and registered again each time, then given CUT_KEYS (default
 # 10000) keys only its journal holds, its power cut, and registered again,
 # on the instruction clock.
 bench-keys: deps
 	$(MAKE) modules tools
-	KERNEL="$(KERNEL)" KEYS="$(KEYS)" CUT_KEYS="$(CUT_KEYS)" ./tests/bench/keys.sh
+	KERNEL="$(KERNEL)" KEYS="$(KEYS)" CUT_KEYS="$(CUT_KEYS)" REAL_KEYS="$(REAL_KEYS)" ./tests/bench/keys.sh
 
 # Debian packages, built by debhelper from a copy of the tree and checked
 # with lintian (scripts/make-deb.sh). VERSION= (default: dkms.conf's).

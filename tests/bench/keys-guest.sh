@@ -7,9 +7,14 @@
 # only what is written takes memory, and their I/O completes in the guest,
 # so the instruction clock counts it (a virtio disk's completions come
 # from the host, and a guest idle waiting for one jumps to its next
-# timer: on qcow2 drives every metadata I/O cost a tick); the debug build's fill
-# inserts clean 4 KiB keys, one every 8 KiB, each given cache space as a
-# write would (no data is written: registration reads only metadata).
+# timer: on qcow2 drives every metadata I/O cost a tick). The keys are
+# clean, of 512 bytes, one every KiB (the i-th at sector 2i of hcache0):
+# the first hcbench.real_keys (default 1000000) are written by fio through
+# hcache0 in writethrough (sequential_cutoff 0), the rest by the debug
+# build's fill with its data mode, which gives each key cache space as a
+# write would and writes zeros there, what the backing device holds. 512
+# bytes, not 4 KiB, so that the 10 million keys' data (4.8 GiB) fits in
+# the guest's memory.
 # For each count in hcbench.keys (default 100000 1000000 10000000), the
 # set is filled up to it, its btree written (flush), stopped cleanly, the
 # page cache dropped (and the programs the timed span runs read back in),
@@ -64,7 +69,7 @@
 # the reader). On one CPU the scheduler weighs the pass at its nice, as on
 # a machine where it has a CPU of its own.
 # timeout: 3000
-# memory: 6G
+# memory: 10G
 # smp: 1
 # The power cut fails the set's metadata writes as it stops:
 # expect-log: hcache: .*: cache set .* failed: the cache device was removed; going on without it
@@ -76,6 +81,7 @@
 KEYS=$(bench_arg keys "100000,1000000,10000000")
 KEYS=${KEYS//,/ }
 CUT_KEYS=$(bench_arg cut_keys 10000)
+REAL_KEYS=$(bench_arg real_keys 1000000)
 R=$HC_RESULTS
 batch=100000
 unclean="was not shut down cleanly; recovered from the journal"
@@ -143,8 +149,21 @@ kb_pass_wait() {
 io_setup $((64 * 1024)) $((1024 * 1024)) --bucket 512k
 hc_log "make-hcache $IO_MKFS_SECS s, registration $IO_REG_SECS s"
 : >"$R/keys.txt"
-# The fill's keys: the i-th (0 <= i < have) 4 KiB at backing sector
-# i * 16; the power cuts' (cut in all) in the gaps between them.
+# kb_write_real N: N more keys written by fio through hcache0, 512 bytes
+# each at sectors 2 * have, 2 * (have + 1), ... (rw=write:512 leaves a
+# 512-byte hole after each write); sequential_cutoff 0, so that none
+# bypasses the cache.
+kb_write_real() {
+	io_cutoff hcache0 0
+	fio --name=real --filename=/dev/hcache0 --direct=1 --ioengine=libaio \
+		--iodepth=16 --rw=write:512 --bs=512 --offset=$((have * 1024)) \
+		--size=$(($1 * 1024)) --output="$R/real-$want.txt" >/dev/null 2>&1 ||
+		hc_fail "fio's $1 writes at $want keys failed: $(tail -3 "$R/real-$want.txt")"
+}
+
+# The keys: the i-th (0 <= i < have), 512 bytes at sector 2i, the first
+# REAL_KEYS of them written through hcache0, the others filled; the power
+# cuts' (cut in all) in the gaps between them.
 have=0
 cut=0
 for want in $KEYS; do
@@ -154,11 +173,17 @@ for want in $KEYS; do
 	t0=$(io_now)
 	while [ $((have + cut)) -lt "$want" ]; do
 		n=$((want - have - cut < batch ? want - have - cut : batch))
-		hc_write "$IO_DBG/fill" "1 $((have * 16)) $n 8 16"
+		if [ "$have" -lt "$REAL_KEYS" ]; then
+			n=$((REAL_KEYS - have < n ? REAL_KEYS - have : n))
+			kb_write_real "$n"
+		else
+			hc_write "$IO_DBG/fill" "1 $((have * 2)) $n 1 2 data"
+		fi
 		have=$((have + n))
 	done
 	kb_keys_are "$want"
-	hc_log "filled to $want keys in $(io_elapsed "$t0") s"
+	real=$((have < REAL_KEYS ? have : REAL_KEYS))
+	hc_log "filled to $want keys in $(io_elapsed "$t0") s: $real written by fio, $((want - real)) filled with their data"
 	hc_write "$IO_DBG/flush" btree
 	# Three clean stops and registrations, each timed to the set's
 	# directory and to the first read; the medians count. Each waits for
@@ -171,7 +196,7 @@ for want in $KEYS; do
 		kb_register
 		kb_register_backing
 		# The block of the middle key.
-		dd if=/dev/hcache0 of=/dev/null bs=4k count=1 skip=$((have / 2 * 2)) \
+		dd if=/dev/hcache0 of=/dev/null bs=512 count=1 skip=$((have / 2 * 2)) \
 			iflag=direct status=none || hc_fail "the first read failed"
 		t2=$(io_now)
 		io_stat_is hcache0 cache_hits 1 || hc_fail "the first read was not a hit: $(io_stats_line hcache0)"
@@ -185,11 +210,11 @@ for want in $KEYS; do
 	kb_keys_are "$want" "once the mark pass ended"
 	read -r vm1 slab1 < <(io_meminfo)
 	nodes=$(io_read_num "$IO_SET/internal/btree_nodes_cached")
-	# Hits with every node cached: 4 KiB random reads of the keys' blocks
-	# only (8 KiB aligned), one at a time; on the instruction clock the
+	# Hits with every node cached: 512-byte random reads of the keys'
+	# sectors only (1 KiB aligned), one at a time; on the instruction clock the
 	# IOPS measure the instructions a hit costs.
 	fio --name=hits --filename=/dev/hcache0 --direct=1 --ioengine=psync \
-		--rw=randread --bs=4k --blockalign=8k --norandommap --size=$((have * 8192)) \
+		--rw=randread --bs=512 --blockalign=1k --norandommap --size=$((have * 1024)) \
 		--runtime=5 --time_based --output-format=json --output="$R/hits-$want.json" \
 		>/dev/null 2>&1 || hc_fail "fio's hits at $want keys failed"
 	# fio may print a notice before its JSON.
@@ -207,7 +232,7 @@ for want in $KEYS; do
 	stride=$(((have - first) / CUT_KEYS))
 	[ "$stride" -ge 1 ] ||
 		hc_fail "hcbench.cut_keys=$CUT_KEYS: more than the $((have - first)) keys the fill added for $want"
-	hc_write "$IO_DBG/fill" "1 $((first * 16 + 8)) $CUT_KEYS 8 $((stride * 16))"
+	hc_write "$IO_DBG/fill" "1 $((first * 2 + 1)) $CUT_KEYS 1 $((stride * 2)) data"
 	cut=$((cut + CUT_KEYS))
 	hc_write "$IO_DBG/flush" journal
 	kb_keys_are $((want + CUT_KEYS))
@@ -225,7 +250,7 @@ for want in $KEYS; do
 	kb_keys_are $((want + CUT_KEYS)) "after the power cut"
 	io_register_backing "$IO_BDEV" >/dev/null
 	# The block of the last key the cut's fill added.
-	dd if=/dev/hcache0 of=/dev/null bs=4k count=1 skip=$(((first + (CUT_KEYS - 1) * stride) * 2 + 1)) \
+	dd if=/dev/hcache0 of=/dev/null bs=512 count=1 skip=$(((first + (CUT_KEYS - 1) * stride) * 2 + 1)) \
 		iflag=direct status=none || hc_fail "the read after the power cut failed"
 	io_stat_is hcache0 cache_hits 1 || hc_fail "the last key journalled before the power cut was not a hit: $(io_stats_line hcache0)"
 	echo "$row $(io_elapsed_at "$t0" "$t1") $((jlast - jfirst + 1)) $jkeys $((pass_ms / 1000)).$(printf %03d $((pass_ms % 1000)))" >>"$R/keys.txt"

@@ -28,6 +28,9 @@
 #   KERNEL=RELEASE   a kernel release or its prefix (default: the newest
 #                    installed 6.12)
 #   KEYS="N..."      the key counts, ascending
+#   REAL_KEYS=N      the keys written through the cache by fio (default
+#                    1000000; the rest come from the debug build's fill,
+#                    which writes their data too)
 #   CUT_KEYS=N       the keys journalled before each power cut (default
 #                    10000; at most the keys each count adds)
 #
@@ -41,18 +44,20 @@ tool=bench-keys
 . tests/bench/host-lib.sh
 keys=${KEYS:-100000 1000000 10000000}
 cut_keys=${CUT_KEYS:-10000}
+real_keys=${REAL_KEYS:-1000000}
 for n in $keys; do
 	case $n in '' | *[!0-9]* | 0) echo "bench-keys: KEYS=$keys: key counts" >&2; exit 1 ;; esac
 done
 case $cut_keys in '' | *[!0-9]* | 0) echo "bench-keys: CUT_KEYS=$cut_keys: a key count" >&2; exit 1 ;; esac
+case $real_keys in '' | *[!0-9]*) echo "bench-keys: REAL_KEYS=$real_keys: a key count" >&2; exit 1 ;; esac
 bench_kernel
 HC_DEBUG=1 ./scripts/build-module.sh "/lib/modules/$k/build" >/dev/null ||
 	{ echo "$tool: building the debug module for $k failed" >&2; exit 1; }
 res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-keys
 work=$top/build/bench-keys/$k
 mkdir -p "$res" "$(dirname "$work")"
-echo "bench-keys: $k, instruction clock, keys: $keys, $cut_keys more before each power cut"
-HC_MODULE=debug HC_APPEND="${HC_APPEND:-} hcbench.keys=${keys// /,} hcbench.cut_keys=$cut_keys" \
+echo "bench-keys: $k, instruction clock, keys: $keys (the first $real_keys written by fio), $cut_keys more before each power cut"
+HC_MODULE=debug HC_APPEND="${HC_APPEND:-} hcbench.keys=${keys// /,} hcbench.cut_keys=$cut_keys hcbench.real_keys=$real_keys" \
 	tests/vm/run-test.sh "$k" tests/bench/keys-guest.sh "$work" || bench_collect 1 "$work" "$res"
 bench_collect 0 "$work" "$res"
 awk '{ printf "%9d keys: registration %6.2f s, first read %6.2f s after the register write, mark pass behind I/O %6.2f s, then %5d nodes cached, vmalloc +%d MiB, slab +%d MiB, %d hits a second; after a power cut: registration %6.2f s, %d keys replayed from %d journal entries\n", $1, $2, $3, $11, $4, $5 / 1024, $6 / 1024, $7, $8, $10, $9 }

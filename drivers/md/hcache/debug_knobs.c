@@ -5,11 +5,12 @@
  * /sys/kernel/debug/hcache/delay/ and fail/, and in each set's debugfs
  * directory the files that can break its promises:
  *
- *   fill   write "ID START COUNT SIZE [STRIDE [dirty]]": insert COUNT keys
- *          of SIZE sectors for backing id ID, the i-th at START + i *
+ *   fill   write "ID START COUNT SIZE [STRIDE [dirty|data]]": insert COUNT
+ *          keys of SIZE sectors for backing id ID, the i-th at START + i *
  *          STRIDE (default SIZE), each given cache space as a write would
  *          (the data itself is not written, so a dirty one vouches for
- *          bytes never stored)
+ *          bytes never stored; with "data", clean keys whose cache space
+ *          is written with zeros, what an unwritten backing device reads)
  *   gen_set  write N (0-255) to a set holding no key: every bucket nothing
  *          points into gets gen N, persisted; tests start gens near the
  *          wrap this way
@@ -147,9 +148,51 @@ static int hc_fill_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen,
 	return ret;
 }
 
+/*
+ * The cache space of a fill's keys, written with zeros in runs as long as
+ * the keys lie end to end in the cache, at most @max sectors a run.
+ */
+struct hc_fill_data {
+	void	*zeros;
+	u32	max;
+	u64	start;
+	u32	sectors;
+};
+
+/* Write the run @d holds, if any. Return: 0 or the device's error. */
+static int hc_fill_data_flush(struct hc_cache_set *c, struct hc_fill_data *d)
+{
+	int ret;
+
+	if (!d->sectors)
+		return 0;
+	ret = hc_meta_io(c, REQ_OP_WRITE, d->start, d->zeros,
+			 (size_t)d->sectors << SECTOR_SHIFT);
+	d->sectors = 0;
+	/* As a data write: the next metadata write flushes it first. */
+	if (!ret)
+		atomic64_inc(&c->data_written);
+	return ret;
+}
+
+/* Add @sectors at @offset to @d's run, writing the run first if need be. */
+static int hc_fill_data_add(struct hc_cache_set *c, struct hc_fill_data *d,
+			    u64 offset, u32 sectors)
+{
+	int ret = 0;
+
+	if (d->sectors && (offset != d->start + d->sectors ||
+			   d->sectors + sectors > d->max))
+		ret = hc_fill_data_flush(c, d);
+	if (!d->sectors)
+		d->start = offset;
+	d->sectors += sectors;
+	return ret;
+}
+
 /* Insert one key as a write of its size would: cache space, journal, tree. */
 static int hc_fill_one(struct hc_cache_set *c, u32 id, u64 start, u32 size,
-		       bool dirty)
+		       bool dirty, struct hc_fill_data *data)
 {
 	struct hc_key k = {
 		.bdev_id = id,
@@ -167,6 +210,11 @@ static int hc_fill_one(struct hc_cache_set *c, u32 id, u64 start, u32 size,
 	if (ret)
 		return ret;
 	k.ptr = hc_ptr_make(offset, 0, gen);
+	if (data) {
+		ret = hc_fill_data_add(c, data, offset, size);
+		if (ret)
+			return ret;
+	}
 	ret = hc_journal_add(c, &k, &seq);
 	if (ret)
 		return ret;
@@ -190,8 +238,10 @@ static ssize_t hc_fill_write(struct file *file, const char __user *ubuf,
 			     size_t len, loff_t *ppos)
 {
 	struct hc_cache_set *c = file_inode(file)->i_private;
+	struct hc_fill_data data = {}, *with_data = NULL;
 	u64 start, count, stride = 0, i;
 	char buf[128], mode[8] = "";
+	bool dirty;
 	u32 id, size;
 	int n, ret = 0;
 
@@ -203,25 +253,39 @@ static ssize_t hc_fill_write(struct file *file, const char __user *ubuf,
 	n = sscanf(buf, "%u %llu %llu %u %llu %7s", &id, &start, &count, &size,
 		   &stride, mode);
 	if (n < 4 || n != hc_words(buf) || !size ||
-	    size > c->geom.bucket_sectors || (n == 6 && strcmp(mode, "dirty")))
+	    size > c->geom.bucket_sectors ||
+	    (n == 6 && strcmp(mode, "dirty") && strcmp(mode, "data")))
 		return -EINVAL;
 	if (n < 5)
 		stride = size;
 	if (count && (start + (count - 1) * stride + size < start ||
 		      stride > U64_MAX / count))
 		return -ERANGE;
+	dirty = n == 6 && !strcmp(mode, "dirty");
+	if (n == 6 && !dirty) {
+		data.max = c->geom.bucket_sectors;
+		data.zeros = kvzalloc((size_t)data.max << SECTOR_SHIFT,
+				      GFP_KERNEL);
+		if (!data.zeros)
+			return -ENOMEM;
+		with_data = &data;
+	}
 	for (i = 0; i < count && !ret; i += HC_FILL_BATCH) {
 		u64 j;
 
 		down_write(&c->meta_lock);
 		for (j = i; j < min(count, i + HC_FILL_BATCH) && !ret; j++)
 			ret = hc_fill_one(c, id, start + j * stride, size,
-					  n == 6);
+					  dirty, with_data);
+		/* Before the lock goes: no lookup sees a key before its data. */
+		if (!ret && with_data)
+			ret = hc_fill_data_flush(c, with_data);
 		up_write(&c->meta_lock);
 		if (fatal_signal_pending(current))
 			ret = -EINTR;
 		cond_resched();
 	}
+	kvfree(data.zeros);
 	return ret ? ret : len;
 }
 
