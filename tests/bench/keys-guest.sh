@@ -14,7 +14,10 @@
 # build's fill with its data mode, which gives each key cache space as a
 # write would and writes zeros there, what the backing device holds. 512
 # bytes, not 4 KiB, so that the 10 million keys' data (4.8 GiB) fits in
-# the guest's memory.
+# the guest's memory: 14 GiB, for about 5.5 GiB of cache-device pages, 1
+# GiB of backing-device pages and 1.6 GiB of nodes at 10 million keys (in
+# 10 GiB the run stalled at the end of its fill: a null_blk write that
+# allocated pages held up the fill, and the fill held meta_lock).
 # For each count in hcbench.keys (default 100000 1000000 10000000), the
 # set is filled up to it, its btree written (flush), stopped cleanly, the
 # page cache dropped (and the programs the timed span runs read back in),
@@ -69,7 +72,7 @@
 # the reader). On one CPU the scheduler weighs the pass at its nice, as on
 # a machine where it has a CPU of its own.
 # timeout: 3000
-# memory: 10G
+# memory: 14G
 # smp: 1
 # The power cut fails the set's metadata writes as it stops:
 # expect-log: hcache: .*: cache set .* failed: the cache device was removed; going on without it
