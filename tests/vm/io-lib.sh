@@ -490,6 +490,21 @@ io_meminfo() {
 	     END { print v, s }' /proc/meminfo
 }
 
+# io_mem_pages: KiB of memory in use that /proc/meminfo puts in none of
+# its named kinds (page cache, buffers, slab, vmalloc, anonymous, page
+# tables, kernel stacks, per-CPU): pages a driver took from the page
+# allocator itself. Its change across a registration is what the set
+# holds in whole pages.
+io_mem_pages() {
+	awk '{ m[$1] = $2 }
+	     END {
+		v = m["MemTotal:"] - m["MemFree:"] - m["Buffers:"] - m["Cached:"]
+		v -= m["SwapCached:"] + m["Slab:"] + m["VmallocUsed:"] + m["AnonPages:"]
+		v -= m["PageTables:"] + m["KernelStack:"] + m["Percpu:"]
+		print v
+	     }' /proc/meminfo
+}
+
 # io_now: seconds since the epoch, with microseconds.
 io_now() {
 	echo "$EPOCHREALTIME"

@@ -31,9 +31,11 @@ TiB=$((1 << 40))
 W=$(mktemp -d /tmp/past-2tib.XXXXXX)
 
 read -r vm0 slab0 < <(io_meminfo)
+pages0=$(io_mem_pages)
 io_setup_on "$(hc_drive cache)" "$(hc_drive back)"
 read -r vm1 slab1 < <(io_meminfo)
-hc_log "set $IO_UUID: $(cat "$IO_SET/nbuckets") buckets of $(cat "$IO_SET/bucket_size") on $IO_CDEV ($(($(hc_size "$IO_CDEV") / 2048 / 1024 / 1024)) TiB), backing $IO_BDEV ($(($(hc_size "$IO_BDEV") / 2048 / 1024 / 1024)) TiB, data at sector $IO_OFFSET); make-hcache ${IO_MKFS_SECS} s, registration ${IO_REG_SECS} s; vmalloc +$(((vm1 - vm0) / 1024)) MiB, slab +$(((slab1 - slab0) / 1024)) MiB (both devices registered)"
+pages1=$(io_mem_pages)
+hc_log "set $IO_UUID: $(cat "$IO_SET/nbuckets") buckets of $(cat "$IO_SET/bucket_size") on $IO_CDEV ($(($(hc_size "$IO_CDEV") / 2048 / 1024 / 1024)) TiB), backing $IO_BDEV ($(($(hc_size "$IO_BDEV") / 2048 / 1024 / 1024)) TiB, data at sector $IO_OFFSET); make-hcache ${IO_MKFS_SECS} s, registration ${IO_REG_SECS} s; vmalloc +$(((vm1 - vm0) / 1024)) MiB, slab +$(((slab1 - slab0) / 1024)) MiB, other pages +$(((pages1 - pages0) / 1024)) MiB (both devices registered)"
 
 dev=hcache0
 io_mode $dev writeback
