@@ -14,7 +14,7 @@
 # registration with the most keys at most 1.2 times as late as with the
 # fewest, and a hit at most 1.5 times as costly; and, with no goal, how
 # much longer the registration after a power cut takes with the most
-# keys than with the fewest. About 20 minutes with the default counts.
+# keys than with the fewest. About 10 minutes with the default counts.
 # Results in bench-results/<date>-<kernel>-keys/.
 #
 # keys.txt, one line per count: keys, registration seconds, seconds to
