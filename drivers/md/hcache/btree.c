@@ -474,18 +474,30 @@ static int hc_node_write_whole(struct hc_cache_set *c,
 	return 0;
 }
 
+/*
+ * A bucket for a btree node; none is an error of the set, logged with
+ * @why (what the bucket was for).
+ */
+static int hc_node_bucket_alloc(struct hc_cache_set *c, const char *why,
+				u64 *bucket)
+{
+	int ret;
+
+	ret = hc_bucket_alloc(c, HC_RESERVE_BTREE, HC_BUCKET_BTREE, bucket);
+	if (ret)
+		hc_cache_set_error(c, "no bucket %s (error %d)", why, ret);
+	return ret;
+}
+
 /* A new node: allocate its bucket and write it whole. */
 static int hc_node_write_new(struct hc_cache_set *c, struct hc_btree_node *n)
 {
 	u64 bucket;
 	int ret;
 
-	ret = hc_bucket_alloc(c, HC_RESERVE_BTREE, HC_BUCKET_BTREE, &bucket);
-	if (ret) {
-		hc_cache_set_error(c, "no bucket for a btree node (error %d)",
-				   ret);
+	ret = hc_node_bucket_alloc(c, "for a btree node", &bucket);
+	if (ret)
 		return ret;
-	}
 	ret = hc_node_write_whole(c, n, bucket);
 	if (ret)
 		hc_bucket_free_meta(c, bucket);
@@ -564,13 +576,8 @@ static int hc_node_rewrite(struct hc_cache_set *c, struct hc_btree_node *n)
 	u64 bucket;
 	int ret;
 
-	ret = hc_bucket_alloc(c, HC_RESERVE_BTREE, HC_BUCKET_BTREE, &bucket);
-	if (ret) {
-		hc_cache_set_error(c, "no bucket to rewrite a btree node (error %d)",
-				   ret);
-		return ret;
-	}
-	return hc_node_rewrite_to(c, n, bucket);
+	ret = hc_node_bucket_alloc(c, "to rewrite a btree node", &bucket);
+	return ret ? ret : hc_node_rewrite_to(c, n, bucket);
 }
 
 /*
