@@ -672,7 +672,7 @@ static int cmd_stats(int argc, char **argv)
 		"cache_hits", "cache_misses", "cache_hit_ratio",
 		"cache_bypass_hits", "cache_bypass_misses", "bypassed",
 		"bypass_sequential", "bypass_full", "bypass_mode",
-		"bypass_policy", "cache_miss_collisions",
+		"bypass_policy", "cache_miss_collisions", "writes_in_place",
 	};
 	static const char stats_usage[] =
 		"Usage: %s stats DEV|SET [--window five_minute|hour|day|total] [--json]\n";

@@ -17,7 +17,8 @@
 # wrote and its backing disk wrote, and the guest's interrupts and
 # context switches (from the disks' stat and /proc/stat); hcache's lines
 # end with what its cache did meanwhile: writes bypassed for want of room
-# (bypass_full), GC runs, buckets moving GC emptied, the share of buckets
+# (bypass_full), writes over dirty data in place (writes_in_place), GC
+# runs, buckets moving GC emptied, the share of buckets
 # that could take data at the end, and the dirty data left.
 # timeout: 900
 # memory: 3G
@@ -50,11 +51,13 @@ counts() {
 		"$(awk '$1 == "intr" { i = $2 } $1 == "ctxt" { x = $2 } END { print i, x }' /proc/stat)"
 }
 
-# hc_counts: hcache's bypass_full, GC runs and buckets moved so far.
+# hc_counts: hcache's bypass_full, GC runs, buckets moved and writes in
+# place so far.
 hc_counts() {
 	echo "$(cat "$(io_sysdir hcache0)/stats_total/bypass_full")" \
 		"$(cat "$IO_SET/internal/gc_runs")" \
-		"$(cat "$IO_SET/internal/gc_buckets_moved")"
+		"$(cat "$IO_SET/internal/gc_buckets_moved")" \
+		"$(cat "$(io_sysdir hcache0)/stats_total/writes_in_place")"
 }
 
 for round in $(seq "$ROUNDS"); do
@@ -64,13 +67,13 @@ for round in $(seq "$ROUNDS"); do
 		dmwc) dev=/dev/mapper/dmwc cdev=$DMWC_CDEV bdev=$DMWC_BDEV ;;
 		esac
 		read -r cr0 cw0 bw0 in0 cx0 < <(counts "$cdev" "$bdev")
-		read -r bf0 gr0 gm0 < <(hc_counts)
+		read -r bf0 gr0 gm0 ip0 < <(hc_counts)
 		fio --name="$WL-$sys-$round" --filename="$dev" --direct=1 --ioengine=libaio \
 			--bs=4k --iodepth=32 "${job[@]}" --runtime=10 --time_based \
 			--randseed=$((seed + round)) \
 			--output-format=terse --output=/tmp/fio.terse || hc_fail "fio on $sys failed"
 		read -r cr1 cw1 bw1 in1 cx1 < <(counts "$cdev" "$bdev")
-		read -r bf1 gr1 gm1 < <(hc_counts)
+		read -r bf1 gr1 gm1 ip1 < <(hc_counts)
 		iops=$(awk -F';' '{ printf "%d\n", $49 }' /tmp/fio.terse)
 		awk -v s="$sys" -v r="$round" -v n="$iops" -v cr=$((cr1 - cr0)) \
 			-v cw=$((cw1 - cw0)) -v bw=$((bw1 - bw0)) -v ni=$((in1 - in0)) \
@@ -78,8 +81,8 @@ for round in $(seq "$ROUNDS"); do
 			printf "%s %d %d IOPS; per write: cache reads %.2f writes %.2f, backing writes %.2f, interrupts %.2f, context switches %.2f",
 				s, r, n, cr / w, cw / w, bw / w, ni / w, cx / w }' >>"$R/pair.txt"
 		[ $sys = hcache ] &&
-			printf '; bypass_full %d, GC runs %d, buckets moved %d, available %s%%, dirty %s' \
-				$((bf1 - bf0)) $((gr1 - gr0)) $((gm1 - gm0)) \
+			printf '; bypass_full %d, in place %d, GC runs %d, buckets moved %d, available %s%%, dirty %s' \
+				$((bf1 - bf0)) $((ip1 - ip0)) $((gr1 - gr0)) $((gm1 - gm0)) \
 				"$(cat "$IO_SET/cache_available_percent")" \
 				"$(cat "$(io_sysdir hcache0)/dirty_data")" >>"$R/pair.txt"
 		echo >>"$R/pair.txt"

@@ -72,7 +72,7 @@ static void test_names(void)
 	CHECK(!strcmp(hc_stats_win_name(HC_STATS_WIN_NR), "invalid"),
 	      "unknown window: %s", hc_stats_win_name(HC_STATS_WIN_NR));
 	CHECK_EQ_U64(hc_stats_win_seconds(HC_STATS_WIN_NR), 0, "unknown");
-	CHECK_EQ_U64(HC_STAT_NR, 10, "counters");
+	CHECK_EQ_U64(HC_STAT_NR, 11, "counters");
 }
 
 static void test_total(void)

@@ -21,7 +21,7 @@
 
 IO_STAT_WAIT=${IO_STAT_WAIT:-30}
 # Every counter of a stats_* directory that adds up over backing devices.
-IO_COUNTERS="cache_hits cache_misses cache_bypass_hits cache_bypass_misses bypassed cache_miss_collisions bypass_sequential bypass_full bypass_mode bypass_policy"
+IO_COUNTERS="cache_hits cache_misses cache_bypass_hits cache_bypass_misses bypassed cache_miss_collisions bypass_sequential bypass_full bypass_mode bypass_policy writes_in_place"
 IO_WINDOWS="stats_total stats_five_minute stats_hour stats_day"
 IO_BDEVS=()
 

@@ -703,9 +703,9 @@ int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
 	if (!want || !align || want % align ||
 	    (whole && want > c->geom.bucket_sectors))
 		return -EINVAL;
-	spin_lock(&c->alloc_lock);
+	spin_lock_irq(&c->alloc_lock);
 	ret = hc_open_carve(c, want, align, whole, gen, offset, got);
-	spin_unlock(&c->alloc_lock);
+	spin_unlock_irq(&c->alloc_lock);
 	if (ret != -EAGAIN || !may_open)
 		return ret;
 
@@ -716,11 +716,11 @@ int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
 	if (atomic64_add_return(c->geom.bucket_sectors, &c->gc.written) >=
 	    c->gc.written_limit)
 		wake_up(&c->gc.wait);
-	spin_lock(&c->alloc_lock);
+	spin_lock_irq(&c->alloc_lock);
 	c->open_bucket = bucket;
 	c->open_used = 0;
 	ret = hc_open_carve(c, want, align, whole, gen, offset, got);
-	spin_unlock(&c->alloc_lock);
+	spin_unlock_irq(&c->alloc_lock);
 	return ret;
 }
 
@@ -732,12 +732,31 @@ int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
  */
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset)
 {
+	lockdep_assert_held_write(&c->meta_lock);
+	hc_bucket_unpin_io(c, offset);
+}
+
+/**
+ * hc_bucket_unpin_io() - an overwrite in place into a bucket is done
+ * @c: the set
+ * @offset: the cache sector it wrote
+ *
+ * The pin of hc_write_in_place() (request.c), let go of when its I/O
+ * completes, in any context: under alloc_lock alone, like every change of
+ * io_pin. Whoever reads io_pin under meta_lock held for writing (a refill,
+ * moving GC's choice) may see it drop meanwhile, which only ever happens
+ * once the data has landed.
+ */
+void hc_bucket_unpin_io(struct hc_cache_set *c, u64 offset)
+{
 	struct hc_bucket *b = &c->buckets[hc_sector_to_bucket(&c->geom,
 							       offset)];
+	unsigned long flags;
 
-	lockdep_assert_held_write(&c->meta_lock);
+	spin_lock_irqsave(&c->alloc_lock, flags);
 	if (!WARN_ON_ONCE(!b->io_pin))
 		b->io_pin--;
+	spin_unlock_irqrestore(&c->alloc_lock, flags);
 }
 
 /**

@@ -40,6 +40,8 @@ enum hc_delay_point {
 	HC_DELAY_JOURNAL_WRITE,
 	/* the mark pass behind I/O is about to count its next leaves */
 	HC_DELAY_MARK_BG,
+	/* moving GC has read and written its copies, not yet swapped keys */
+	HC_DELAY_MOVE_COPIED,
 	HC_DELAY_NR,
 };
 

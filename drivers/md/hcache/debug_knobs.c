@@ -57,6 +57,7 @@ static struct hc_debug_point hc_delays[HC_DELAY_NR] = {
 	[HC_DELAY_WRITE_INSERT]		= { .name = "write_insert" },
 	[HC_DELAY_JOURNAL_WRITE]	= { .name = "journal_write" },
 	[HC_DELAY_MARK_BG]		= { .name = "mark_bg" },
+	[HC_DELAY_MOVE_COPIED]		= { .name = "move_copied" },
 };
 
 static struct hc_debug_point hc_faults[HC_FAULT_NR] = {

@@ -41,6 +41,7 @@
  */
 
 #include "hcache.h"
+#include "debug.h"
 #include "bypass.h"
 #include "trace.h"
 
@@ -222,7 +223,10 @@ static bool hc_move_wanted(struct hc_cache_set *c, u64 i)
 /*
  * Choose the buckets to empty of dirty data: fewest dirty sectors first,
  * as many as the moving reserve (and what is left of the bucket being
- * filled) can take. Returns how many, flagged in gc->move.
+ * filled) can take. Returns how many, flagged in gc->move until the end
+ * of moving. No overwrite in place starts in a flagged bucket, and none
+ * is in flight in one (hc_move_wanted() asks for no io_pin): the copy
+ * read from it is the data its keys vouch for until they are swapped.
  */
 static u64 hc_move_choose(struct hc_cache_set *c)
 {
@@ -294,7 +298,9 @@ static int hc_move_alloc(struct hc_cache_set *c, u32 sectors, u64 *ptr)
 	*ptr = hc_ptr_make(hc_bucket_to_sector(g, gc->move_bucket) +
 			   gc->move_used, 0, c->buckets[gc->move_bucket].gen);
 	gc->move_used += sectors;
+	spin_lock_irq(&c->alloc_lock);
 	c->buckets[gc->move_bucket].io_pin++;
+	spin_unlock_irq(&c->alloc_lock);
 	return 0;
 }
 
@@ -422,6 +428,8 @@ static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 			atomic64_inc(&c->data_written);
 		}
 	}
+	if (got)
+		hc_debug_delay(HC_DELAY_MOVE_COPIED);
 
 	hc_meta_lock_write(c);
 	for (i = 0; i < mv->nr && mv->p[i].ptr; i++) {
@@ -522,6 +530,10 @@ static int hc_gc_moving(struct hc_cache_set *c, bool thorough)
 		if (ret)
 			break;
 	}
+	/* Overwrites in place may go to the chosen buckets again. */
+	hc_meta_lock_write(c);
+	bitmap_zero(gc->move, c->geom.nbuckets);
+	up_write(&c->meta_lock);
 	kvfree(mv.p);
 	return ret == -ENOSPC ? 0 : ret;
 }

@@ -283,8 +283,10 @@
  * No lock is taken in the passthrough I/O path: a running device's data
  * offset and bdev never change, and the disk is removed before the device
  * is freed. The cached path takes meta_lock for reading per lookup and per
- * data allocation (with alloc_lock, a spinlock inside it), for writing per
- * insert and to open a new bucket, and never holds it across data I/O;
+ * data allocation and per overwrite in place (with alloc_lock, a spinlock
+ * inside it, also taken alone from bio completion to drop an overwrite's
+ * bucket pin, so with interrupts off), for writing per insert and to open
+ * a new bucket, and never holds it across data I/O;
  * hc_backing.track_lock, seq_lock, wb.lock, hc_cache_set.promote_lock,
  * write_lock and gc.lock are spinlocks with nothing nested inside
  * (track_lock, promote_lock and write_lock also taken from bio completion,
@@ -318,7 +320,12 @@
  * the backing device alone, or a cached write whose cache half failed,
  * drops them only once its data is flushed there, and a writethrough
  * write over dirty data goes in dirty. A flush fails if the keys of the
- * writes it covers could not be journalled. A crash at any point
+ * writes it covers could not be journalled. An overwrite in place (of
+ * dirty data, where its key points) changes no key: a flush with no key to
+ * journal flushes the cache device for it, and writeback and moving GC,
+ * which copy dirty data and then swap its key, never read a bucket such a
+ * write is in flight into, nor let one start there until the swap
+ * (struct hc_bucket.copy_pin, hc_gc.move). A crash at any point
  * recovers, by the journal replay and the mark pass, to the last flushed
  * state (design.rst has the rules in full).
  *
@@ -586,7 +593,9 @@ struct hc_freelist {
  * @marking: a btree walk is noting the oldest gen per bucket
  * @oldest: per bucket, the oldest pointer gen noted
  * @seen: per bucket, a gen was noted
- * @move: per bucket, moving GC empties it of dirty data
+ * @move: per bucket, moving GC empties it of dirty data: set by
+ *	hc_move_choose() and cleared when moving ends, both under meta_lock
+ *	held for writing; no overwrite in place starts in such a bucket
  * @move_bucket: the bucket moving GC fills, 0 if none
  * @move_used: sectors of it handed out
  * @max_distance: how far a gen may run ahead of the oldest pointer into
@@ -779,7 +788,10 @@ enum hc_fail_reason {
  * @open_bucket: the data bucket being filled, 0 if none; changes only
  *	with @meta_lock held for writing
  * @alloc_lock: with @meta_lock held for reading, protects @open_used and
- *	the io_pin of @open_bucket, so data allocations run side by side
+ *	the raising of a bucket's io_pin (@open_bucket's, or an overwrite
+ *	in place's) and copy_pin, so data allocations run side by side;
+ *	every change of io_pin takes it, also from bio completion
+ *	(hc_bucket_unpin_io()), so it is taken with interrupts off
  * @open_used: sectors of @open_bucket handed out
  * @replacement: HC_REPL_*
  * @discard: discard buckets before reuse
@@ -1131,6 +1143,7 @@ int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
 			bool whole, bool may_open, u8 *gen, u64 *offset,
 			u32 *got);
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset);
+void hc_bucket_unpin_io(struct hc_cache_set *c, u64 offset);
 void hc_bucket_touch(struct hc_cache_set *c, u64 offset);
 void hc_avail_update(struct hc_cache_set *c);
 int hc_alloc_cursor_set(struct hc_cache_set *c, u64 bucket);

@@ -70,8 +70,16 @@ enum hc_hint {
  *	handed out (a metadata bucket freed then may be taken again); else
  *	HC_HINT_NONE
  * @io_pin: writes of data in flight into it whose keys are not in the
- *	tree yet: not to be reused (hc_open_bucket_take()); at most U16_MAX,
- *	the open bucket being left for a new one there (hc_open_carve())
+ *	tree yet, and overwrites in place of its dirty data in flight
+ *	(request.c, hc_write_in_place()): not to be reused
+ *	(hc_open_bucket_take()); at most U16_MAX, the open bucket being left
+ *	for a new one there (hc_open_carve()), an overwrite for a new place
+ * @copy_pin: writeback pieces read or about to be read from it and not
+ *	yet marked clean (writeback.c): no overwrite in place may start
+ *	meanwhile, or writeback could copy the older data and then mark the
+ *	newer clean. Taken only while @io_pin is 0, and an overwrite in
+ *	place pins only while this is 0, both under alloc_lock and
+ *	meta_lock held for reading; dropped under meta_lock held for writing
  */
 struct hc_bucket {
 	struct hc_bucket_mark	m;
@@ -81,6 +89,7 @@ struct hc_bucket {
 	u8			replay_pin;
 	u8			hinted;
 	u16			io_pin;
+	u16			copy_pin;
 };
 
 /**

@@ -35,8 +35,10 @@
  * hc_write_insert_work() inserts the keys of all that are queued, a batch
  * per hold of meta_lock, before completing them; except that a writeback
  * write without FUA whose I/O went well is acked first, its key inserted
- * later (hc_write_io_done() says how nothing can tell). writearound, none and
- * every bypass (a worker waits for their I/O): cached keys over the range are
+ * later (hc_write_io_done() says how nothing can tell). A writeback write
+ * within one dirty key goes over that key's data in place, with no key of
+ * its own, and ends at its completion (hc_write_in_place()). writearound,
+ * none and every bypass (a worker waits for their I/O): cached keys over the range are
  * invalidated (a whiteout), then the backing device is written. Discard
  * and write-zeroes invalidate and are passed down. PREFLUSH writes the
  * journal (PREFLUSH + FUA: every key of a completed write, and the data
@@ -298,6 +300,25 @@ void hc_track_writeback_end(struct hc_backing *b, struct hc_track *t)
 	wake_up_all(&b->wb.track_wait);
 }
 
+/* Is a foreground write other than @t in flight over its range? */
+static bool hc_track_other_write(struct hc_backing *b,
+				 const struct hc_track *t)
+{
+	struct hc_track *o;
+	unsigned long flags;
+	bool found = false;
+
+	spin_lock_irqsave(&b->track_lock, flags);
+	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
+		if (o != t && o->write && !o->writeback) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&b->track_lock, flags);
+	return found;
+}
+
 static bool hc_track_writeback_overlaps(struct hc_backing *b,
 					const struct hc_track *t)
 {
@@ -346,6 +367,8 @@ static void hc_track_wait_writeback(struct hc_backing *b,
  *	hc_write_fallback_work() finishes it around the cache
  * @acked: a writeback write whose bio was ended before its key went in
  *	(hc_write_ack()); @remaining then counts the two owners left
+ * @in_place: a write over dirty data where the cache holds it, with no
+ *	key of its own (hc_write_in_place()): its one fragment is that
  * @resume: where a read stopped in submit_bio() for a worker to go on
  * @frags: a write's fragments, kept until their keys are inserted
  * @through: a writethrough write's clone for the backing device
@@ -370,6 +393,7 @@ struct hc_request {
 	bool			cache_failed;
 	bool			fallback;
 	bool			acked;
+	bool			in_place;
 	u64			resume;
 	struct list_head	frags;
 	struct hc_frag		*through;
@@ -497,6 +521,8 @@ static void hc_request_count(struct hc_request *req)
 					   HC_STAT_BYPASS_HITS;
 		hc_count(b, c, st, 1);
 	}
+	if (req->in_place && !req->status)
+		hc_count(b, c, HC_STAT_WRITES_IN_PLACE, 1);
 	if (req->reason == HC_BYPASS_NONE)
 		return;
 	hc_count(b, c, HC_STAT_BYPASSED, bio_sectors(req->bio));
@@ -1405,6 +1431,33 @@ static void hc_write_around(struct hc_request *req, bool fua, bool written)
 }
 
 /*
+ * No key to journal, but data written to the cache since its last flush:
+ * overwrites in place (hc_write_in_place()), which change no key. Flush
+ * the cache device for them, with meta_lock let go: lookups and inserts
+ * go on meanwhile. Return: 0 or the flush's error.
+ */
+static int hc_flush_cache_data(struct hc_cache_set *c)
+{
+	u64 seen = atomic64_read(&c->data_written);
+	int ret;
+
+	if (seen == READ_ONCE(c->data_flushed))
+		return 0;
+	ret = blkdev_issue_flush(c->bdev);
+	if (ret) {
+		hc_cache_set_error(c, "flush of the cache device failed: error %d",
+				   ret);
+		return ret;
+	}
+	hc_meta_lock_write(c);
+	/* Only forward: a journal write may have flushed more meanwhile. */
+	if ((s64)(seen - c->data_flushed) > 0)
+		c->data_flushed = seen;
+	up_write(&c->meta_lock);
+	return 0;
+}
+
+/*
  * A PREFLUSH: make every write completed so far durable. Their keys and
  * invalidations are in the journal's open entry (the acked writes' put
  * there now), or already written; the journal write's PREFLUSH flushes
@@ -1442,6 +1495,8 @@ static int hc_flush(struct hc_request *req)
 	if (!ret && c->journal.nr)
 		return hc_journal_write_unlock(c);
 	up_write(&c->meta_lock);
+	if (!ret)
+		ret = hc_flush_cache_data(c);
 	return ret;
 }
 
@@ -1520,6 +1575,82 @@ static int hc_write_alloc(struct hc_request *req, enum hc_open open)
 	return ret;
 }
 
+/*
+ * An overwrite in place: a writeback-mode write that falls within one
+ * dirty key is written over that key's data, where the key points
+ * already, instead of to a new place under a key of its own. It costs no
+ * cache space, no insert and no journal entry, and it leaves nothing for
+ * moving GC and writeback to gather again: random overwrites otherwise
+ * spread a cache's dirty data thinly over its buckets, and a full cache
+ * sends them around. The rules (design.rst, "Overwrites in place"):
+ *
+ *  - the key stays as it is: dirty, the same pointer, durable or not yet.
+ *    The data is durable at the next flush, which flushes the cache
+ *    device even when no key changed (hc_flush()). A FUA write takes a
+ *    new place: its key would have to be durable at its end too;
+ *  - the bucket is not reused meanwhile: the write pins it (io_pin) from
+ *    the lookup that found the key current until its I/O completes
+ *    (hc_write_in_place_done(), or hc_write_insert() if it failed), as a
+ *    write into the open bucket does;
+ *  - nothing copies the data elsewhere while it may land: writeback pins
+ *    the buckets it collects from (copy_pin) until it has marked them
+ *    clean, and moving GC flags the buckets it chose (gc.move); an
+ *    overwrite pins neither kind, and neither takes a bucket an overwrite
+ *    pinned. Else either could read the older data, then vouch for its
+ *    copy over the newer;
+ *  - no other write over the range is in flight: one acked before its
+ *    key went in would have that key, and its older data, land over this.
+ *
+ * @cached_only as for hc_btree_lookup(). Return: true if @req has its one
+ * fragment, pinned; false if it takes the usual way.
+ */
+static bool hc_write_in_place(struct hc_request *req, bool cached_only)
+{
+	struct hc_cache_set *c = req->c;
+	u64 start = req->track.start, end = req->track.end;
+	u64 gap_end, bucket = 0, offset = 0;
+	struct hc_bucket *bk;
+	struct hc_frag *f;
+	struct hc_key k;
+	bool ok;
+
+	if (req->mode != HC_MODE_WRITEBACK || bio_op(req->bio) != REQ_OP_WRITE ||
+	    (req->bio->bi_opf & REQ_FUA) || !list_empty(&req->frags) ||
+	    start >= end || hc_track_other_write(req->b, &req->track))
+		return false;
+	down_read(&c->meta_lock);
+	ok = !c->meta_failed &&
+	     !hc_btree_lookup(c, req->id, start, end, &k, &gap_end,
+			      cached_only) &&
+	     k.nr_ptrs == 1 && (k.flags & HC_KEY_DIRTY) && k.end >= end;
+	if (ok) {
+		offset = hc_ptr_offset(k.ptr) + (start - hc_key_start(&k));
+		bucket = hc_sector_to_bucket(&c->geom, hc_ptr_offset(k.ptr));
+		ok = bucket < c->geom.nbuckets;
+	}
+	if (ok) {
+		bk = &c->buckets[bucket];
+		spin_lock_irq(&c->alloc_lock);
+		ok = bk->m.type == HC_BUCKET_DATA &&
+		     !hc_ptr_stale(bk->gen, hc_ptr_gen(k.ptr)) &&
+		     !bk->copy_pin && bk->io_pin < U16_MAX &&
+		     !test_bit(bucket, c->gc.move);
+		if (ok)
+			bk->io_pin++;
+		spin_unlock_irq(&c->alloc_lock);
+	}
+	up_read(&c->meta_lock);
+	if (!ok)
+		return false;
+	f = hc_frag_alloc(req, c->bdev, start, end - start);
+	f->ptr = hc_ptr_make(offset, hc_ptr_dev(k.ptr), hc_ptr_gen(k.ptr));
+	f->bio.bi_iter.bi_sector = offset;
+	f->bio.bi_opf &= ~(REQ_PREFLUSH | REQ_FUA);
+	list_add_tail(&f->node, &req->frags);
+	req->in_place = true;
+	return true;
+}
+
 /* Mark an acked write's track, or unmark it once its key is in. */
 static void hc_track_set_acked(struct hc_backing *b, struct hc_track *t,
 			       bool acked)
@@ -1554,6 +1685,23 @@ static void hc_write_queue(struct hc_request *req)
 }
 
 /*
+ * An overwrite in place that went well ends as soon as its I/O does, in
+ * whatever context that completed: it has no key to insert, so nothing
+ * waits for write_work. Its bucket is unpinned before the bio ends.
+ */
+static void hc_write_in_place_done(struct hc_request *req)
+{
+	struct hc_frag *f = list_first_entry(&req->frags, struct hc_frag,
+					     node);
+
+	hc_bucket_unpin_io(req->c, hc_ptr_offset(f->ptr));
+	list_del(&f->node);
+	bio_put(&f->bio);
+	hc_writeback_dirty_end(req->b);
+	hc_request_end(req);
+}
+
+/*
  * The last I/O of a cached write is done. A writeback write that went
  * well and asked for no FUA is acked at once: its bio ends now, before
  * its key is in the tree, which its submitter cannot tell apart, as
@@ -1569,6 +1717,10 @@ static void hc_write_queue(struct hc_request *req)
  */
 static void hc_write_io_done(struct hc_request *req)
 {
+	if (req->in_place && !req->status && !READ_ONCE(req->cache_failed)) {
+		hc_write_in_place_done(req);
+		return;
+	}
 	if (req->mode != HC_MODE_WRITEBACK || req->status ||
 	    READ_ONCE(req->cache_failed) || (req->bio->bi_opf & REQ_FUA)) {
 		hc_write_queue(req);
@@ -1688,7 +1840,8 @@ static void hc_write_insert(struct hc_request *req)
 			.flags = dirty ? HC_KEY_DIRTY : 0,
 		};
 
-		if (!ret && !req->fallback)
+		/* In place, the key that points there stays as it is. */
+		if (!ret && !req->fallback && !req->in_place)
 			ret = hc_insert(c, &k);
 		hc_bucket_unpin(c, hc_ptr_offset(f->ptr));
 	}
@@ -1949,6 +2102,10 @@ static bool hc_write(struct hc_request *req)
 	if (req->reason == HC_BYPASS_SEQUENTIAL &&
 	    mode == HC_MODE_WRITEBACK && hc_range_cached(req) == 1)
 		req->reason = HC_BYPASS_NONE;
+	/* An overwrite in place needs no room. */
+	if ((req->reason == HC_BYPASS_NONE || req->reason == HC_BYPASS_FULL) &&
+	    hc_write_in_place(req, false))
+		req->reason = HC_BYPASS_NONE;
 	if (req->reason == HC_BYPASS_NONE && hc_write_alloc(req, HC_OPEN_ANY))
 		req->reason = HC_BYPASS_FULL;
 	if (req->reason == HC_BYPASS_NONE && mode == HC_MODE_WRITEBACK) {
@@ -1993,12 +2150,17 @@ static bool hc_write_try_submit(struct hc_request *req)
 	struct bio *bio = req->bio;
 
 	if (bio_op(bio) != REQ_OP_WRITE || (bio->bi_opf & REQ_PREFLUSH) ||
-	    !bio_sectors(bio) || req->reason != HC_BYPASS_NONE ||
+	    !bio_sectors(bio) ||
+	    (req->reason != HC_BYPASS_NONE && req->reason != HC_BYPASS_FULL) ||
 	    (req->mode != HC_MODE_WRITEBACK &&
 	     req->mode != HC_MODE_WRITETHROUGH))
 		return false;
 	hc_track_add(b, &req->track, true, NULL);
-	if (hc_write_alloc(req, HC_OPEN_NOIO))
+	/* An overwrite in place needs no room, even in a full cache. */
+	if (hc_write_in_place(req, true))
+		req->reason = HC_BYPASS_NONE;
+	else if (req->reason != HC_BYPASS_NONE ||
+		 hc_write_alloc(req, HC_OPEN_NOIO))
 		return false;
 	if (req->mode == HC_MODE_WRITEBACK) {
 		hc_writeback_dirty_begin(b);

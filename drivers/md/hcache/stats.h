@@ -52,6 +52,7 @@ enum hc_stat {
 	HC_STAT_BYPASS_FULL,		/* I/Os bypassed: cache full */
 	HC_STAT_BYPASS_MODE,		/* I/Os bypassed: the cache mode */
 	HC_STAT_BYPASS_POLICY,		/* I/Os bypassed: the bypass policy */
+	HC_STAT_WRITES_IN_PLACE,	/* writes over dirty data, in place */
 	HC_STAT_NR,
 };
 

@@ -35,6 +35,7 @@ HC_STATS_ATTR(bypass_sequential, HC_STAT_BYPASS_SEQUENTIAL);
 HC_STATS_ATTR(bypass_full, HC_STAT_BYPASS_FULL);
 HC_STATS_ATTR(bypass_mode, HC_STAT_BYPASS_MODE);
 HC_STATS_ATTR(bypass_policy, HC_STAT_BYPASS_POLICY);
+HC_STATS_ATTR(writes_in_place, HC_STAT_WRITES_IN_PLACE);
 HC_STATS_ATTR(cache_hit_ratio, HC_STAT_NR);
 
 static struct attribute *hc_stats_attrs[] = {
@@ -48,6 +49,7 @@ static struct attribute *hc_stats_attrs[] = {
 	&hc_stats_attr_bypass_full.attr,
 	&hc_stats_attr_bypass_mode.attr,
 	&hc_stats_attr_bypass_policy.attr,
+	&hc_stats_attr_writes_in_place.attr,
 	&hc_stats_attr_cache_hit_ratio.attr,
 	NULL
 };

@@ -13,7 +13,11 @@
  * backing device make a run, written by one bio; pieces of a run
  * contiguous in the cache are read by one bio. The rate's share ends a
  * batch only where a run ends (the pacer counts what the batch took), so
- * that pacing never costs the backing device a write more. A batch goes:
+ * that pacing never costs the backing device a write more. Each piece
+ * collected pins its bucket against overwrites in place (copy_pin), and
+ * is not collected while one is in flight there, until step 5 or until
+ * the batch is given up: such a write changes no key, so step 5 could not
+ * tell its data from the older data read. A batch goes:
  *
  *  1. read every run from the cache, all in flight at once;
  *  2. per run, under one hold of meta_lock for reading: every piece is
@@ -123,6 +127,7 @@ struct hc_wb_run {
  * @run_end: where the last piece collected ends on the backing device
  * @run_sectors: sectors of the run it ends, as hc_wb_plan() will cut it
  * @full: collection stopped for want of room
+ * @pinned: @keys hold copy pins on their buckets (hc_wb_copy_pin())
  * @runs: the runs
  * @nr_runs: runs in @runs
  * @pages: data pages, allocated per batch
@@ -139,6 +144,7 @@ struct hc_wb_batch {
 	u64			run_end;
 	u32			run_sectors;
 	bool			full;
+	bool			pinned;
 	struct hc_wb_run	runs[HC_WB_BATCH_KEYS];
 	u32			nr_runs;
 	struct page		*pages[HC_WB_BATCH_PAGES];
@@ -309,6 +315,58 @@ static bool hc_wb_extends_run(u64 run_end, u64 run_sectors, u64 start,
 }
 
 /*
+ * Keep overwrites in place out of @bucket while a piece of its dirty data
+ * is in the batch (struct hc_bucket.copy_pin): from before the piece is
+ * read until it is marked clean, or the batch given up. Not while one is
+ * in flight, as its data may land after the read. @c->meta_lock held for
+ * reading. Return: whether the piece may be taken.
+ */
+static bool hc_wb_copy_pin(struct hc_cache_set *c, u64 bucket)
+{
+	struct hc_bucket *bk = &c->buckets[bucket];
+	bool ok;
+
+	lockdep_assert_held(&c->meta_lock);
+	spin_lock_irq(&c->alloc_lock);
+	ok = !bk->io_pin && bk->copy_pin < U16_MAX;
+	if (ok)
+		bk->copy_pin++;
+	spin_unlock_irq(&c->alloc_lock);
+	return ok;
+}
+
+/* Let go of the batch's pins (hc_wb_copy_pin()); meta_lock held for writing. */
+static void hc_wb_copy_unpin_locked(struct hc_wb_batch *wb)
+{
+	struct hc_cache_set *c = wb->b->set;
+	u32 i;
+
+	lockdep_assert_held_write(&c->meta_lock);
+	if (!wb->pinned)
+		return;
+	for (i = 0; i < wb->nr_keys; i++) {
+		struct hc_bucket *bk = &c->buckets[hc_sector_to_bucket(&c->geom,
+					hc_ptr_offset(wb->keys[i].ptr))];
+
+		if (!WARN_ON_ONCE(!bk->copy_pin))
+			bk->copy_pin--;
+	}
+	wb->pinned = false;
+}
+
+/* hc_wb_copy_unpin_locked(), taking meta_lock. */
+static void hc_wb_copy_unpin(struct hc_wb_batch *wb)
+{
+	struct hc_cache_set *c = wb->b->set;
+
+	if (!wb->pinned)
+		return;
+	hc_meta_lock_write(c);
+	hc_wb_copy_unpin_locked(wb);
+	up_write(&c->meta_lock);
+}
+
+/*
  * hc_btree_scan()'s callback: take a dirty key, cut into pieces of at most
  * a run, while the batch has room. Non-zero stops the scan before the key
  * (so that what is left of it is found again).
@@ -344,6 +402,10 @@ static int hc_wb_collect(void *priv, const struct hc_key *k)
 			wb->full = true;
 			return 1;
 		}
+		/* Overwritten in place now: the rest waits for a later pass. */
+		if (!hc_wb_copy_pin(c, bucket))
+			return 0;
+		wb->pinned = true;
 		p = &wb->keys[wb->nr_keys++];
 		*p = piece;
 		if (p->size > HC_WB_RUN_SECTORS)
@@ -367,6 +429,7 @@ static int hc_wb_fill(struct hc_wb_batch *wb, bool *wrapped)
 	struct hc_cache_set *c = b->set;
 	int ret;
 
+	hc_wb_copy_unpin(wb);
 	wb->nr_keys = 0;
 	wb->sectors = 0;
 	wb->full = false;
@@ -752,6 +815,7 @@ static int hc_wb_batch_run(struct hc_wb_batch *wb)
 			keys++;
 		}
 	}
+	hc_wb_copy_unpin_locked(wb);
 	up_write(&c->meta_lock);
 	atomic64_add(keys, &b->wb.keys_written);
 	atomic64_add(sectors, &b->wb.sectors_written);
@@ -1005,6 +1069,7 @@ static int hc_writeback_thread(void *arg)
 		ret = hc_wb_fill(batch, &wrapped);
 		if (!ret && batch->nr_keys)
 			ret = hc_wb_batch_run(batch);
+		hc_wb_copy_unpin(batch);
 		if (ret) {
 			hc_wb_sleep(wb, retry, false);
 			retry = min(retry * 2, 32UL * HC_WB_RETRY);

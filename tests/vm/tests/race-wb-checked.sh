@@ -11,6 +11,12 @@
 #   writearound, none, writethrough  cache_mode switched, one 128 KiB write
 #   sequential   writethrough, sequential_cutoff 64k: a sequential bypass
 #   discard      blkdiscard (null_blk's discard zeroes: version 2 is zeros)
+#   in-place     writeback, 32 writes of 4 KiB, each inside one of
+#                version 1's dirty keys (64 KiB buckets cut version 1 into
+#                several), which would go over it in place
+#                (writes_in_place) had writeback not pinned the buckets:
+#                then writeback would write version 1 and mark the keys
+#                clean over version 2
 # and its completion is timed. Once writeback is done, the raw backing
 # device (at its data offset) and hcache0 must hold version 2 over the
 # middle and version 1 around it. Before the fix, the newer write ended
@@ -40,7 +46,7 @@ wb_set $dev writeback_percent 0
 wb_set $dev writeback_delay 1
 printf '1G\n' >"$sys/writeback_rate_minimum" 2>/dev/null || true
 
-kinds=(writearound none writethrough sequential discard)
+kinds=(writearound none writethrough sequential discard in-place)
 bad=()
 i=0
 for kind in "${kinds[@]}"; do
@@ -65,15 +71,26 @@ for kind in "${kinds[@]}"; do
 		io_mode $dev writethrough
 		io_cutoff $dev 64k
 		;;
+	in-place) in_place0=$(io_stat $dev writes_in_place) ;;
 	esac
 	wstart=$(io_now)
 	if [ "$kind" = discard ]; then
 		blkdiscard -o $((base + 64 * KiB)) -l $((128 * KiB)) /dev/$dev ||
 			hc_fail "$kind: blkdiscard failed"
+	elif [ "$kind" = in-place ]; then
+		for blk in $(seq 0 31); do
+			dd if="$W/v2" of=/dev/$dev bs=4096 count=1 skip="$blk" \
+				seek=$(((base + 64 * KiB) / 4096 + blk)) \
+				oflag=direct conv=notrunc status=none ||
+				hc_fail "$kind: writing block $blk failed"
+		done
 	else
 		io_put "$W/v2" /dev/$dev $((base + 64 * KiB))
 	fi
 	wend=$(io_now)
+	if [ "$kind" = in-place ] && [ "$(io_stat $dev writes_in_place)" != "$in_place0" ]; then
+		bad+=("$kind: the write went in place while writeback held the key's data")
+	fi
 	sync /dev/$dev
 	io_cutoff $dev 0
 	hc_log "$kind: held at the point since $(io_elapsed_at "$held_at" "$wstart") s when the newer write started; it took $(io_elapsed_at "$wstart" "$wend") s (the hold: $((hold_ms / 1000)) s)"
