@@ -181,7 +181,8 @@ static bool hc_bucket_empty(struct hc_cache_set *c, u64 i)
 	const struct hc_bucket *b = &c->buckets[i];
 
 	return b->m.type == HC_BUCKET_FREE && !b->on_freelist &&
-	       !b->replay_pin && !b->io_pin && !b->m.clean && !b->m.dirty &&
+	       !b->replay_pin && !READ_ONCE(b->io_pin) && !b->m.clean &&
+	       !b->m.dirty &&
 	       i != c->open_bucket && i != c->gc.move_bucket;
 }
 
@@ -190,7 +191,7 @@ static bool hc_bucket_evictable(struct hc_cache_set *c, u64 i)
 	const struct hc_bucket *b = &c->buckets[i];
 
 	return b->m.type == HC_BUCKET_DATA && !b->m.dirty && !b->on_freelist &&
-	       !b->replay_pin && !b->io_pin && i != c->open_bucket &&
+	       !b->replay_pin && !READ_ONCE(b->io_pin) && i != c->open_bucket &&
 	       i != c->gc.move_bucket;
 }
 
@@ -349,7 +350,8 @@ static bool hc_bucket_unreferenced(struct hc_cache_set *c, u64 i)
 	const struct hc_bucket *b = &c->buckets[i];
 
 	return b->m.type == HC_BUCKET_FREE && !b->m.clean && !b->m.dirty &&
-	       !b->m.ptrs && !b->m.has_ptr && !b->replay_pin && !b->io_pin &&
+	       !b->m.ptrs && !b->m.has_ptr && !b->replay_pin &&
+	       !READ_ONCE(b->io_pin) &&
 	       i != c->open_bucket && i != c->gc.move_bucket;
 }
 
@@ -724,6 +726,22 @@ int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
 	return ret;
 }
 
+/* Drop an io_pin, and an inplace_pin with @in_place; any context. */
+static void hc_bucket_drop_pins(struct hc_cache_set *c, u64 offset,
+				bool in_place)
+{
+	struct hc_bucket *b = &c->buckets[hc_sector_to_bucket(&c->geom,
+							       offset)];
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->alloc_lock, flags);
+	if (!WARN_ON_ONCE(!b->io_pin))
+		b->io_pin--;
+	if (in_place && !WARN_ON_ONCE(!b->inplace_pin))
+		b->inplace_pin--;
+	spin_unlock_irqrestore(&c->alloc_lock, flags);
+}
+
 /**
  * hc_bucket_unpin() - a write into a bucket is done
  *	(hc_open_bucket_take())
@@ -733,30 +751,23 @@ int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset)
 {
 	lockdep_assert_held_write(&c->meta_lock);
-	hc_bucket_unpin_io(c, offset);
+	hc_bucket_drop_pins(c, offset, false);
 }
 
 /**
- * hc_bucket_unpin_io() - an overwrite in place into a bucket is done
+ * hc_bucket_unpin_in_place() - an overwrite in place into a bucket is done
  * @c: the set
  * @offset: the cache sector it wrote
  *
- * The pin of hc_write_in_place() (request.c), let go of when its I/O
+ * The pins of hc_write_in_place() (request.c), let go of when its I/O
  * completes, in any context: under alloc_lock alone, like every change of
  * io_pin. Whoever reads io_pin under meta_lock held for writing (a refill,
  * moving GC's choice) may see it drop meanwhile, which only ever happens
- * once the data has landed.
+ * once the data has landed: the value read is never too low.
  */
-void hc_bucket_unpin_io(struct hc_cache_set *c, u64 offset)
+void hc_bucket_unpin_in_place(struct hc_cache_set *c, u64 offset)
 {
-	struct hc_bucket *b = &c->buckets[hc_sector_to_bucket(&c->geom,
-							       offset)];
-	unsigned long flags;
-
-	spin_lock_irqsave(&c->alloc_lock, flags);
-	if (!WARN_ON_ONCE(!b->io_pin))
-		b->io_pin--;
-	spin_unlock_irqrestore(&c->alloc_lock, flags);
+	hc_bucket_drop_pins(c, offset, true);
 }
 
 /**

@@ -312,7 +312,7 @@ static int hc_gen_set_all(struct hc_cache_set *c, u8 gen)
 		struct hc_bucket *b = &c->buckets[i];
 
 		if (b->m.type != HC_BUCKET_FREE || b->m.ptrs || b->m.has_ptr ||
-		    b->io_pin || b->replay_pin || i == c->open_bucket ||
+		    READ_ONCE(b->io_pin) || b->replay_pin || i == c->open_bucket ||
 		    i == c->gc.move_bucket)
 			continue;
 		WRITE_ONCE(b->gen, gen);

@@ -215,7 +215,7 @@ static bool hc_move_wanted(struct hc_cache_set *c, u64 i)
 	const struct hc_bucket *b = &c->buckets[i];
 
 	return b->m.type == HC_BUCKET_DATA && b->m.dirty &&
-	       b->m.dirty <= c->geom.bucket_sectors / 2 && !b->io_pin &&
+	       b->m.dirty <= c->geom.bucket_sectors / 2 && !READ_ONCE(b->io_pin) &&
 	       !b->on_freelist && !b->replay_pin && i != c->open_bucket &&
 	       i != c->gc.move_bucket;
 }

@@ -789,9 +789,10 @@ enum hc_fail_reason {
  *	with @meta_lock held for writing
  * @alloc_lock: with @meta_lock held for reading, protects @open_used and
  *	the raising of a bucket's io_pin (@open_bucket's, or an overwrite
- *	in place's) and copy_pin, so data allocations run side by side;
- *	every change of io_pin takes it, also from bio completion
- *	(hc_bucket_unpin_io()), so it is taken with interrupts off
+ *	in place's), inplace_pin and copy_pin, so data allocations run side
+ *	by side; every change of io_pin and inplace_pin takes it, also from
+ *	bio completion (hc_bucket_unpin_in_place()), so it is taken with
+ *	interrupts off; copy_pin drops under @meta_lock held for writing
  * @open_used: sectors of @open_bucket handed out
  * @replacement: HC_REPL_*
  * @discard: discard buckets before reuse
@@ -1143,7 +1144,7 @@ int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
 			bool whole, bool may_open, u8 *gen, u64 *offset,
 			u32 *got);
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset);
-void hc_bucket_unpin_io(struct hc_cache_set *c, u64 offset);
+void hc_bucket_unpin_in_place(struct hc_cache_set *c, u64 offset);
 void hc_bucket_touch(struct hc_cache_set *c, u64 offset);
 void hc_avail_update(struct hc_cache_set *c);
 int hc_alloc_cursor_set(struct hc_cache_set *c, u64 bucket);

@@ -77,9 +77,12 @@ enum hc_hint {
  * @copy_pin: writeback pieces read or about to be read from it and not
  *	yet marked clean (writeback.c): no overwrite in place may start
  *	meanwhile, or writeback could copy the older data and then mark the
- *	newer clean. Taken only while @io_pin is 0, and an overwrite in
+ *	newer clean. Taken only while @inplace_pin is 0, and an overwrite in
  *	place pins only while this is 0, both under alloc_lock and
  *	meta_lock held for reading; dropped under meta_lock held for writing
+ *	(no new pin can be taken then)
+ * @inplace_pin: overwrites in place in flight into it (also counted in
+ *	@io_pin); changed under alloc_lock only, dropped from bio completion
  */
 struct hc_bucket {
 	struct hc_bucket_mark	m;
@@ -90,6 +93,7 @@ struct hc_bucket {
 	u8			hinted;
 	u16			io_pin;
 	u16			copy_pin;
+	u16			inplace_pin;
 };
 
 /**

@@ -521,8 +521,6 @@ static void hc_request_count(struct hc_request *req)
 					   HC_STAT_BYPASS_HITS;
 		hc_count(b, c, st, 1);
 	}
-	if (req->in_place && !req->status)
-		hc_count(b, c, HC_STAT_WRITES_IN_PLACE, 1);
 	if (req->reason == HC_BYPASS_NONE)
 		return;
 	hc_count(b, c, HC_STAT_BYPASSED, bio_sectors(req->bio));
@@ -1447,6 +1445,11 @@ static int hc_flush_cache_data(struct hc_cache_set *c)
 	if (ret) {
 		hc_cache_set_error(c, "flush of the cache device failed: error %d",
 				   ret);
+		/*
+		 * What it held may be gone, while a later flush could go well
+		 * and make keys durable over it: as for a metadata write.
+		 */
+		hc_cache_set_fail(c, HC_FAIL_METADATA);
 		return ret;
 	}
 	hc_meta_lock_write(c);
@@ -1529,8 +1532,12 @@ static void hc_write_frags_free(struct hc_request *req)
 	if (list_empty(&req->frags))
 		return;
 	hc_meta_lock_write(c);
-	list_for_each_entry(f, &req->frags, node)
-		hc_bucket_unpin(c, hc_ptr_offset(f->ptr));
+	list_for_each_entry(f, &req->frags, node) {
+		if (req->in_place)
+			hc_bucket_unpin_in_place(c, hc_ptr_offset(f->ptr));
+		else
+			hc_bucket_unpin(c, hc_ptr_offset(f->ptr));
+	}
 	up_write(&c->meta_lock);
 	list_for_each_entry_safe(f, tmp, &req->frags, node) {
 		list_del(&f->node);
@@ -1595,9 +1602,9 @@ static int hc_write_alloc(struct hc_request *req, enum hc_open open)
  *  - nothing copies the data elsewhere while it may land: writeback pins
  *    the buckets it collects from (copy_pin) until it has marked them
  *    clean, and moving GC flags the buckets it chose (gc.move); an
- *    overwrite pins neither kind, and neither takes a bucket an overwrite
- *    pinned. Else either could read the older data, then vouch for its
- *    copy over the newer;
+ *    overwrite takes neither kind, writeback no bucket an overwrite
+ *    pinned (inplace_pin), moving GC none with io_pin. Else either could
+ *    read the older data, then vouch for its copy over the newer;
  *  - no other write over the range is in flight: one acked before its
  *    key went in would have that key, and its older data, land over this.
  *
@@ -1634,10 +1641,16 @@ static bool hc_write_in_place(struct hc_request *req, bool cached_only)
 		ok = bk->m.type == HC_BUCKET_DATA &&
 		     !hc_ptr_stale(bk->gen, hc_ptr_gen(k.ptr)) &&
 		     !bk->copy_pin && bk->io_pin < U16_MAX &&
+		     bk->inplace_pin < U16_MAX &&
 		     !test_bit(bucket, c->gc.move);
-		if (ok)
+		if (ok) {
 			bk->io_pin++;
+			bk->inplace_pin++;
+		}
 		spin_unlock_irq(&c->alloc_lock);
+		/* In use as much as a read hit: lru keeps the bucket. */
+		if (ok)
+			hc_bucket_touch(c, offset);
 	}
 	up_read(&c->meta_lock);
 	if (!ok)
@@ -1694,10 +1707,11 @@ static void hc_write_in_place_done(struct hc_request *req)
 	struct hc_frag *f = list_first_entry(&req->frags, struct hc_frag,
 					     node);
 
-	hc_bucket_unpin_io(req->c, hc_ptr_offset(f->ptr));
+	hc_bucket_unpin_in_place(req->c, hc_ptr_offset(f->ptr));
 	list_del(&f->node);
 	bio_put(&f->bio);
 	hc_writeback_dirty_end(req->b);
+	hc_count(req->b, req->c, HC_STAT_WRITES_IN_PLACE, 1);
 	hc_request_end(req);
 }
 
@@ -1841,7 +1855,11 @@ static void hc_write_insert(struct hc_request *req)
 		};
 
 		/* In place, the key that points there stays as it is. */
-		if (!ret && !req->fallback && !req->in_place)
+		if (req->in_place) {
+			hc_bucket_unpin_in_place(c, hc_ptr_offset(f->ptr));
+			continue;
+		}
+		if (!ret && !req->fallback)
 			ret = hc_insert(c, &k);
 		hc_bucket_unpin(c, hc_ptr_offset(f->ptr));
 	}
@@ -1871,7 +1889,13 @@ static void hc_write_fallback_work(struct work_struct *work)
 	hc_debug_delay(HC_DELAY_WRITE_FALLBACK);
 	atomic_set(&req->remaining, 1);
 	reinit_completion(&req->done);
-	hc_write_around(req, req->bio->bi_opf & REQ_FUA, !writeback);
+	/*
+	 * A failed overwrite in place may have torn the only copy of older
+	 * dirty data, which its key, durable maybe, still vouches for: its
+	 * whiteout is journalled before the write ends, as for FUA.
+	 */
+	hc_write_around(req, (req->bio->bi_opf & REQ_FUA) || req->in_place,
+			!writeback);
 	if (writeback)
 		hc_writeback_dirty_end(req->b);
 	hc_request_end(req);

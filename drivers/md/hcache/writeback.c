@@ -328,7 +328,7 @@ static bool hc_wb_copy_pin(struct hc_cache_set *c, u64 bucket)
 
 	lockdep_assert_held(&c->meta_lock);
 	spin_lock_irq(&c->alloc_lock);
-	ok = !bk->io_pin && bk->copy_pin < U16_MAX;
+	ok = !bk->inplace_pin && bk->copy_pin < U16_MAX;
 	if (ok)
 		bk->copy_pin++;
 	spin_unlock_irq(&c->alloc_lock);
