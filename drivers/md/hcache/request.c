@@ -300,9 +300,12 @@ void hc_track_writeback_end(struct hc_backing *b, struct hc_track *t)
 	wake_up_all(&b->wb.track_wait);
 }
 
-/* Is a foreground write other than @t in flight over its range? */
-static bool hc_track_other_write(struct hc_backing *b,
-				 const struct hc_track *t)
+/*
+ * Is a write other than @t in flight over @t's range: a writeback write
+ * with @writeback, else a foreground one?
+ */
+static bool hc_track_write_overlaps(struct hc_backing *b,
+				    const struct hc_track *t, bool writeback)
 {
 	struct hc_track *o;
 	unsigned long flags;
@@ -310,25 +313,7 @@ static bool hc_track_other_write(struct hc_backing *b,
 
 	spin_lock_irqsave(&b->track_lock, flags);
 	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
-		if (o != t && o->write && !o->writeback) {
-			found = true;
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&b->track_lock, flags);
-	return found;
-}
-
-static bool hc_track_writeback_overlaps(struct hc_backing *b,
-					const struct hc_track *t)
-{
-	struct hc_track *o;
-	unsigned long flags;
-	bool found = false;
-
-	spin_lock_irqsave(&b->track_lock, flags);
-	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
-		if (o->writeback) {
+		if (o != t && o->write && o->writeback == writeback) {
 			found = true;
 			break;
 		}
@@ -344,7 +329,7 @@ static bool hc_track_writeback_overlaps(struct hc_backing *b,
 static void hc_track_wait_writeback(struct hc_backing *b,
 				    const struct hc_track *t)
 {
-	wait_event(b->wb.track_wait, !hc_track_writeback_overlaps(b, t));
+	wait_event(b->wb.track_wait, !hc_track_write_overlaps(b, t, true));
 }
 
 /**
@@ -1623,7 +1608,7 @@ static bool hc_write_in_place(struct hc_request *req, bool cached_only)
 
 	if (req->mode != HC_MODE_WRITEBACK || bio_op(req->bio) != REQ_OP_WRITE ||
 	    (req->bio->bi_opf & REQ_FUA) || !list_empty(&req->frags) ||
-	    start >= end || hc_track_other_write(req->b, &req->track))
+	    start >= end || hc_track_write_overlaps(req->b, &req->track, false))
 		return false;
 	down_read(&c->meta_lock);
 	ok = !c->meta_failed &&
@@ -2192,7 +2177,7 @@ static bool hc_write_try_submit(struct hc_request *req)
 			hc_writeback_dirty_end(b);
 			return false;
 		}
-	} else if (hc_track_writeback_overlaps(b, &req->track)) {
+	} else if (hc_track_write_overlaps(b, &req->track, true)) {
 		return false;
 	}
 	hc_write_cached_submit(req);

@@ -429,7 +429,6 @@ static int hc_wb_fill(struct hc_wb_batch *wb, bool *wrapped)
 	struct hc_cache_set *c = b->set;
 	int ret;
 
-	hc_wb_copy_unpin(wb);
 	wb->nr_keys = 0;
 	wb->sectors = 0;
 	wb->full = false;
