@@ -759,7 +759,7 @@ void hc_bucket_unpin(struct hc_cache_set *c, u64 offset)
  * @c: the set
  * @offset: the cache sector it wrote
  *
- * The pins of hc_write_in_place() (request.c), let go of when its I/O
+ * The pins of hc_write_in_place() (write.c), let go of when its I/O
  * completes, in any context: under alloc_lock alone, like every change of
  * io_pin. Whoever reads io_pin under meta_lock held for writing (a refill,
  * moving GC's choice) may see it drop meanwhile, which only ever happens
@@ -1077,4 +1077,35 @@ u64 hc_buckets_available(struct hc_cache_set *c, u64 *free)
 	if (free)
 		*free = nfree;
 	return n;
+}
+
+/*
+ * Cache space for @want sectors: carved from the open bucket under
+ * meta_lock held for reading, which is what nearly every call needs;
+ * opening a new bucket takes it for writing, and may wait for a refill's
+ * I/O: -EAGAIN then, with HC_OPEN_NOIO.
+ */
+int hc_cache_space(struct hc_cache_set *c, u32 want, bool whole,
+		   enum hc_open open, u8 *gen, u64 *offset, u32 *got)
+{
+	u32 align = c->block_size >> SECTOR_SHIFT;
+	int ret;
+
+	down_read(&c->meta_lock);
+	ret = c->meta_failed ? -EIO :
+	      hc_open_bucket_take(c, want, align, whole, false, gen, offset,
+				  got);
+	up_read(&c->meta_lock);
+	if (ret != -EAGAIN)
+		return ret;
+	hc_meta_lock_write(c);
+	if (c->meta_failed)
+		ret = -EIO;
+	else if (open == HC_OPEN_NOIO && hc_data_open_needs_io(c))
+		ret = -EAGAIN;
+	else
+		ret = hc_open_bucket_take(c, want, align, whole, true, gen,
+					  offset, got);
+	up_write(&c->meta_lock);
+	return ret;
 }

@@ -126,7 +126,8 @@
  * as make-hcache leaves it) and whose journal is empty is new; a used one
  * without a valid journal entry is refused, never silently emptied.
  *
- * THE I/O PATH (request.c, bypass.c, stats.c)
+ * THE I/O PATH (request.c, track.c, read.c, promote.c, write.c, commit.c;
+ * insert.c; bypass.c, stats.c)
  *
  * While a running backing device is attached, b->io_cache names its set
  * (RCU) and every bio becomes a request, run in the submitter's context
@@ -378,7 +379,7 @@
  * @write: a write, else a read (or promotion)
  * @writeback: a write of the writeback thread (@write is set too)
  * @collided: a read that an overlapping write raced; track_lock
- * @acked: a write whose bio has ended before its key is in (request.c);
+ * @acked: a write whose bio has ended before its key is in (commit.c);
  *	track_lock
  */
 struct hc_track {
@@ -495,7 +496,7 @@ struct hc_writeback {
  * @clone_set: clones of bios for the cached I/O path
  * @req_pool: struct hc_request reserve
  * @track_lock: protects @track_tree
- * @track_tree: reads and writes in flight (request.c's struct hc_track), an
+ * @track_tree: reads and writes in flight (track.c's struct hc_track), an
  *	interval tree by sector: a promotion stays in it until its key is
  *	in, so a cache warming up holds thousands, and every request looks
  *	for the ones it overlaps
@@ -862,7 +863,7 @@ enum hc_fail_reason {
  * @write_done: cached writes whose I/O is done, to insert the keys of;
  *	taken off only under @meta_lock held for writing
  * @write_inserted: writes whose keys hc_write_drain() inserted, to complete
- * @write_acked: acked writes on @write_done (request.c)
+ * @write_acked: acked writes on @write_done (commit.c)
  * @write_work: inserts them and completes the writes
  *	(hc_write_insert_work(), on hc_io_wq); delayed up to a jiffy while
  *	only acked writes wait
@@ -1037,17 +1038,27 @@ void hc_request_exit(void);
 int hc_request_init_backing(struct hc_backing *b);
 void hc_request_exit_backing(struct hc_backing *b);
 bool hc_request_submit(struct hc_backing *b, struct bio *bio);
-int hc_promote_thread(void *arg);
-void hc_write_insert_work(struct work_struct *work);
-void hc_write_drain(struct hc_cache_set *c);
 void hc_request_attach(struct hc_backing *b);
 void hc_request_detach(struct hc_backing *b);
 void hc_request_hold(struct hc_backing *b);
 void hc_request_release(struct hc_backing *b);
-int hc_insert(struct hc_cache_set *c, const struct hc_key *k);
+
+/* track.c */
 void hc_track_init(struct hc_track *t);
 bool hc_track_writeback_begin(struct hc_backing *b, struct hc_track *t);
 void hc_track_writeback_end(struct hc_backing *b, struct hc_track *t);
+
+/* promote.c */
+int hc_promote_thread(void *arg);
+
+/* commit.c */
+void hc_write_insert_work(struct work_struct *work);
+void hc_write_drain(struct hc_cache_set *c);
+
+/* insert.c */
+int hc_insert(struct hc_cache_set *c, const struct hc_key *k);
+int hc_insert_optional(struct hc_cache_set *c, const struct hc_key *k);
+bool hc_nomem_retry(unsigned long *deadline);
 
 /* writeback.c */
 void hc_writeback_init(struct hc_backing *b);
@@ -1143,6 +1154,15 @@ void hc_bucket_free_meta(struct hc_cache_set *c, u64 bucket);
 int hc_open_bucket_take(struct hc_cache_set *c, u32 want, u32 align,
 			bool whole, bool may_open, u8 *gen, u64 *offset,
 			u32 *got);
+
+/* What hc_cache_space() may do when the open bucket has not room enough. */
+enum hc_open {
+	HC_OPEN_NOIO,	/* open the next bucket, unless that needs I/O */
+	HC_OPEN_ANY,	/* open the next bucket, refilling if need be */
+};
+
+int hc_cache_space(struct hc_cache_set *c, u32 want, bool whole,
+		   enum hc_open open, u8 *gen, u64 *offset, u32 *got);
 void hc_bucket_unpin(struct hc_cache_set *c, u64 offset);
 void hc_bucket_unpin_in_place(struct hc_cache_set *c, u64 offset);
 void hc_bucket_touch(struct hc_cache_set *c, u64 offset);

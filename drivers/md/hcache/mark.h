@@ -71,7 +71,7 @@ enum hc_hint {
  *	HC_HINT_NONE
  * @io_pin: writes of data in flight into it whose keys are not in the
  *	tree yet, and overwrites in place of its dirty data in flight
- *	(request.c, hc_write_in_place()): not to be reused
+ *	(write.c, hc_write_in_place()): not to be reused
  *	(hc_open_bucket_take()); at most U16_MAX, the open bucket being left
  *	for a new one there (hc_open_carve()), an overwrite for a new place
  * @copy_pin: writeback pieces read or about to be read from it and not

@@ -46,7 +46,7 @@
  * Dirty to clean. When no dirty sector is left, the backing superblock
  * says clean again (after a journal write, so that the clean keys are
  * durable first). A writeback-mode write marks the superblock dirty
- * before its key goes in (request.c), and counts itself in @dirtying from
+ * before its key goes in (write.c), and counts itself in @dirtying from
  * before it looks at the state until its key is in: the move to clean
  * sets the state in memory first, then checks @dirtying and the dirty
  * count, and a write that sees the new state waits on sb_lock.

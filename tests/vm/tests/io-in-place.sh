@@ -1,4 +1,4 @@
-# Overwrites in place (request.c, hc_write_in_place()): in writeback, a
+# Overwrites in place (write.c, hc_write_in_place()): in writeback, a
 # write that falls within one dirty key goes over that key's data in the
 # cache, with no new key and no cache space. Writeback runs only where the
 # test says, writeback_percent 0, 64 KiB buckets; the cache disk has a

@@ -1,4 +1,4 @@
-# A writeback write is acked before its key is in the tree (request.c,
+# A writeback write is acked before its key is in the tree (write.c,
 # hc_write_io_done()): whatever the submitter does next must still see it.
 # One process (python, O_DIRECT, no pause between calls) does, 400 times
 # each over fresh 4 KiB blocks:
