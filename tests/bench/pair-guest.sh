@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench-pair, the guest half (run by tests/bench/pair.sh through
 # tests/vm/run-test.sh): bench workload c (4 KiB random writes over 64 MiB,
-# iodepth 32, 10 s), or h with hcbench.workload=h (4 KiB random writes over
-# another 64 MiB, iodepth 1, an fsync after each, 10 s), on hcache and on
-# dm-writecache, in turns, in one guest, hcbench.rounds times (default 4).
+# iodepth 32, 10 s), h with hcbench.workload=h (4 KiB random writes over
+# another 64 MiB, iodepth 1, an fsync after each, 10 s), or d with
+# hcbench.workload=d (4 KiB random reads, iodepth 32, 10 s, of what one
+# run of c wrote first on each system), on hcache and on dm-writecache,
+# in turns, in one guest, hcbench.rounds times (default 4).
 # Both are set up as tests/bench/guest.sh sets them up, each on its own
 # pair of null_blk disks: hcache in writeback, 64 KiB buckets,
 # second_access; dm-writecache in ssd mode with 4 KiB blocks. Under TCG
@@ -13,7 +15,7 @@
 # be compared.
 #
 # Output in $HC_RESULTS/pair.txt, one line per run: system (hcache or
-# dmwc), round, IOPS, then per write the requests its cache disk read and
+# dmwc), round, IOPS, then per I/O the requests its cache disk read and
 # wrote and its backing disk wrote, and the guest's interrupts and
 # context switches (from the disks' stat and /proc/stat); hcache's lines
 # end with what its cache did meanwhile: writes bypassed for want of room
@@ -33,7 +35,8 @@ R=$HC_RESULTS
 case $WL in
 c) job=("${BENCH_JOB_C[@]}") seed=3000 ;;
 h) job=("${BENCH_JOB_H[@]}") seed=5000 ;;
-*) hc_fail "hcbench.workload=$WL: c or h" ;;
+d) job=("${BENCH_JOB_D[@]}") seed=4000 ;;
+*) hc_fail "hcbench.workload=$WL: c, d or h" ;;
 esac
 
 bench_disks
@@ -60,6 +63,17 @@ hc_counts() {
 		"$(cat "$(io_sysdir hcache0)/stats_total/writes_in_place")"
 }
 
+# d reads what c wrote: one run of c on each system first, as make bench
+# runs c before d.
+if [ "$WL" = d ]; then
+	for dev in /dev/hcache0 /dev/mapper/dmwc; do
+		fio --name=c-fill --filename="$dev" --direct=1 --ioengine=libaio \
+			--bs=4k --iodepth=32 "${BENCH_JOB_C[@]}" --runtime=10 \
+			--time_based --randseed=3001 --output=/dev/null ||
+			hc_fail "fio c on $dev failed"
+	done
+fi
+
 for round in $(seq "$ROUNDS"); do
 	for sys in hcache dmwc; do
 		case $sys in
@@ -74,11 +88,11 @@ for round in $(seq "$ROUNDS"); do
 			--output-format=terse --output=/tmp/fio.terse || hc_fail "fio on $sys failed"
 		read -r cr1 cw1 bw1 in1 cx1 < <(counts "$cdev" "$bdev")
 		read -r bf1 gr1 gm1 ip1 < <(hc_counts)
-		iops=$(awk -F';' '{ printf "%d\n", $49 }' /tmp/fio.terse)
+		iops=$(awk -F';' '{ printf "%d\n", $8 + $49 }' /tmp/fio.terse)
 		awk -v s="$sys" -v r="$round" -v n="$iops" -v cr=$((cr1 - cr0)) \
 			-v cw=$((cw1 - cw0)) -v bw=$((bw1 - bw0)) -v ni=$((in1 - in0)) \
 			-v cx=$((cx1 - cx0)) 'BEGIN { w = n * 10; if (!w) w = 1
-			printf "%s %d %d IOPS; per write: cache reads %.2f writes %.2f, backing writes %.2f, interrupts %.2f, context switches %.2f",
+			printf "%s %d %d IOPS; per I/O: cache reads %.2f writes %.2f, backing writes %.2f, interrupts %.2f, context switches %.2f",
 				s, r, n, cr / w, cw / w, bw / w, ni / w, cx / w }' >>"$R/pair.txt"
 		[ $sys = hcache ] &&
 			printf '; bypass_full %d, in place %d, GC runs %d, buckets moved %d, available %s%%, dirty %s' \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/bench/pair.sh: make bench-pair. One QEMU guest runs
-# tests/bench/pair-guest.sh: bench workload c (or h) on hcache and
+# tests/bench/pair-guest.sh: bench workload c (or d, or h) on hcache and
 # dm-writecache in turns, ROUNDS times (default 4), about 4 minutes; prints
 # each run and the ratio of the medians. For checking a change to the
 # write path against the system that sets c's bar, without the 40 minutes
@@ -11,7 +11,8 @@
 #   KERNEL=RELEASE   a kernel release or its prefix (default: the newest
 #                    installed 6.12)
 #   ROUNDS=N         runs of each system (default 4)
-#   WORKLOAD=c|h     c (default): 4 KiB random writes, iodepth 32; h: 4 KiB
+#   WORKLOAD=c|d|h   c (default): 4 KiB random writes, iodepth 32; d: 4 KiB
+#                    random reads of what one run of c wrote; h: 4 KiB
 #                    random writes, iodepth 1, an fsync after each
 set -uo pipefail
 
@@ -22,7 +23,7 @@ tool=bench-pair
 rounds=${ROUNDS:-4}
 case $rounds in '' | *[!0-9]* | 0) echo "bench-pair: ROUNDS=$rounds: a number of runs" >&2; exit 1 ;; esac
 wl=${WORKLOAD:-c}
-case $wl in c | h) ;; *) echo "bench-pair: WORKLOAD=$wl: c or h" >&2; exit 1 ;; esac
+case $wl in c | d | h) ;; *) echo "bench-pair: WORKLOAD=$wl: c, d or h" >&2; exit 1 ;; esac
 bench_kernel
 res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-pair-$wl
 work=$top/build/bench-pair/$k
