@@ -42,6 +42,8 @@ enum hc_delay_point {
 	HC_DELAY_MARK_BG,
 	/* moving GC has read and written its copies, not yet swapped keys */
 	HC_DELAY_MOVE_COPIED,
+	/* a read's lookup found its first miss, the read not yet tracked */
+	HC_DELAY_READ_TRACK,
 	HC_DELAY_NR,
 };
 

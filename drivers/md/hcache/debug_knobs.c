@@ -58,6 +58,7 @@ static struct hc_debug_point hc_delays[HC_DELAY_NR] = {
 	[HC_DELAY_JOURNAL_WRITE]	= { .name = "journal_write" },
 	[HC_DELAY_MARK_BG]		= { .name = "mark_bg" },
 	[HC_DELAY_MOVE_COPIED]		= { .name = "move_copied" },
+	[HC_DELAY_READ_TRACK]		= { .name = "read_track" },
 };
 
 static struct hc_debug_point hc_faults[HC_FAULT_NR] = {

@@ -376,7 +376,8 @@
  *	@node's subtree; track_lock
  * @start: first backing sector
  * @end: sector after the last (a track of no sectors is never in a tree)
- * @write: a write, else a read (or promotion)
+ * @write: a write, else a read (or promotion); a read is in the tree
+ *	only from its first miss on (read.c): a hit needs no track
  * @writeback: a write of the writeback thread (@write is set too)
  * @collided: a read that an overlapping write raced; track_lock
  * @acked: a write whose bio has ended before its key is in (commit.c);
@@ -495,11 +496,14 @@ struct hc_writeback {
  * @io_held: those bios, resubmitted once the detach has decided
  * @clone_set: clones of bios for the cached I/O path
  * @req_pool: struct hc_request reserve
- * @track_lock: protects @track_tree
+ * @track_lock: protects @track_tree and @track_acked
  * @track_tree: reads and writes in flight (track.c's struct hc_track), an
  *	interval tree by sector: a promotion stays in it until its key is
  *	in, so a cache warming up holds thousands, and every request looks
  *	for the ones it overlaps
+ * @track_acked: tracks in @track_tree marked acked; read without the lock
+ *	by a read, which looks for an acked write over its range only when
+ *	there is one
  * @seq_lock: protects @seq
  * @seq: recent sequential streams
  * @sequential_cutoff: bytes; runs this long bypass the cache; 0: off
@@ -543,6 +547,7 @@ struct hc_backing {
 	mempool_t		*req_pool;
 	spinlock_t		track_lock;	/* protects track_tree */
 	struct rb_root_cached	track_tree;
+	unsigned int		track_acked;
 	spinlock_t		seq_lock;	/* protects seq */
 	struct hc_seq_detect	seq;
 	u64			sequential_cutoff;

@@ -22,6 +22,7 @@
 
 #include "hcache.h"
 #include "request.h"
+#include "debug.h"
 
 #include <linux/bio.h>
 
@@ -181,7 +182,7 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 	const struct hc_admit_policy *admit =
 		&hc_admit_policies[READ_ONCE(b->admit)];
 	unsigned long nomem_deadline = 0;
-	bool promote;
+	bool promote, tracked = false;
 	struct hc_frag *f;
 	struct hc_key k;
 	u64 gap_end;
@@ -231,6 +232,24 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 		} else {
 			n = gap_end - start;
 			promote = req->reason == HC_BYPASS_NONE && !backing_only;
+			/*
+			 * This pass's first miss that may be promoted puts the
+			 * request in the tree (if no other pass over it did),
+			 * so that a write over it from now on collides it, and
+			 * looks the range up again: a write that ended before
+			 * the request was in the tree may have put its key
+			 * there after this lookup.
+			 */
+			if (promote && !tracked) {
+				hc_debug_delay(HC_DELAY_READ_TRACK);
+				tracked = true;
+				if (hc_track_read_join(b, &req->track)) {
+					if (in_submit)
+						return start;
+					hc_write_drain(c);
+				}
+				continue;
+			}
 			if (promote)
 				n = min(n, c->geom.bucket_sectors);
 			if (promote && !hc_read_admit(req, admit, start, n)) {
@@ -271,11 +290,15 @@ static void hc_read_resume_work(struct work_struct *work)
  * the nodes it visits are cached, as they nearly always are, and the
  * clones it submits are dispatched when submit_bio() returns. That saves
  * a worker's wake-up per read, which is most of what a miss costs us.
+ * A read goes in the tree of I/O in flight only at its first miss
+ * (hc_read_range()): what a hit reads is never inserted, so no write
+ * need collide it, and hits pay no track_lock but to look for an acked
+ * write, and that only while there is one.
  */
 void hc_read(struct hc_request *req, bool in_submit)
 {
 	struct hc_backing *b = req->b;
-	bool acked = hc_track_add(b, &req->track, false, NULL);
+	bool acked = hc_track_acked(b, &req->track);
 
 	/*
 	 * A write over the range was acked before its key went in: insert

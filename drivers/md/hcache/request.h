@@ -142,6 +142,7 @@ bool hc_track_on(const struct hc_track *t);
 bool hc_track_add(struct hc_backing *b, struct hc_track *t,
 		  bool write, const struct hc_track *from);
 bool hc_track_acked(struct hc_backing *b, struct hc_track *t);
+bool hc_track_read_join(struct hc_backing *b, struct hc_track *t);
 bool hc_track_end(struct hc_backing *b, struct hc_track *t);
 bool hc_track_collided(struct hc_backing *b, struct hc_track *t);
 bool hc_track_write_overlaps(struct hc_backing *b,

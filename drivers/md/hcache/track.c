@@ -9,7 +9,9 @@
  * the same range may land: the miss's older data must not then be cached
  * over the write. Each backing device keeps its reads and writes in
  * flight in an interval tree (struct hc_track). A read is put there
- * before its lookup; a write marks every read it overlaps as collided
+ * before the lookup of its first miss that may be promoted (read.c
+ * looks the range up again once it is there; a hit needs no track); a
+ * write marks every read it overlaps as collided
  * when it starts, and a read that starts while an overlapping write is in
  * flight is collided from the start. A promotion is inserted only if not
  * collided, checked and removed from the tree under meta_lock held for
@@ -108,13 +110,62 @@ bool hc_track_add(struct hc_backing *b, struct hc_track *t,
 	return acked;
 }
 
-/* Was a write overlapping read @t acked before its key went in? */
+/**
+ * hc_track_read_join() - a read's first miss that may be promoted
+ * @b: the backing device
+ * @t: the request's track, in the tree already or not
+ *
+ * Puts @t in the tree, as hc_track_add() does for a read, unless another
+ * pass over the same request did first: a fragment's retry or a resume
+ * may run beside it. Either way the caller has seen @t in the tree, under
+ * track_lock, and looks its range up again after this: a write that ends
+ * before that lookup has its key in the tree by then (it leaves the tree
+ * of I/O in flight only once its key is in), and one that ends later
+ * collides @t. Its collided flag is never reset here.
+ *
+ * Return: whether an overlapping write was acked but its key may not be
+ * in yet: the caller must call hc_write_drain() before its lookup.
+ */
+bool hc_track_read_join(struct hc_backing *b, struct hc_track *t)
+{
+	struct hc_track *o;
+	unsigned long flags;
+	bool join, acked = false;
+
+	spin_lock_irqsave(&b->track_lock, flags);
+	join = !hc_track_on(t);
+	if (join) {
+		t->write = false;
+		t->acked = false;
+		t->collided = false;
+	}
+	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
+		if (!o->write)
+			continue;
+		if (join)
+			t->collided = true;
+		acked |= o->acked;
+	}
+	if (join)
+		hc_track_insert(b, t);
+	spin_unlock_irqrestore(&b->track_lock, flags);
+	return acked;
+}
+
+/*
+ * Was a write overlapping read @t acked before its key went in? @t need
+ * not be in the tree. With no acked write on the device, the answer needs
+ * no lock: a write is marked acked before its bio ends, so a read
+ * submitted after that end sees the mark.
+ */
 bool hc_track_acked(struct hc_backing *b, struct hc_track *t)
 {
 	struct hc_track *o;
 	unsigned long flags;
 	bool acked = false;
 
+	if (!READ_ONCE(b->track_acked))
+		return false;
 	spin_lock_irqsave(&b->track_lock, flags);
 	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t))
 		acked |= o->write && o->acked;
@@ -132,6 +183,9 @@ bool hc_track_end(struct hc_backing *b, struct hc_track *t)
 	if (hc_track_on(t)) {
 		hc_track_tree_remove(t, &b->track_tree);
 		RB_CLEAR_NODE(&t->node);
+		if (t->acked)
+			WRITE_ONCE(b->track_acked, b->track_acked - 1);
+		t->acked = false;
 	}
 	collided = t->collided;
 	spin_unlock_irqrestore(&b->track_lock, flags);
@@ -236,13 +290,20 @@ void hc_track_wait_writeback(struct hc_backing *b,
 	wait_event(b->wb.track_wait, !hc_track_write_overlaps(b, t, true));
 }
 
-/* Mark an acked write's track, or unmark it once its key is in. */
+/*
+ * Mark an acked write's track (in the tree), or unmark it once its key is
+ * in, counting the marked ones in b->track_acked.
+ */
 void hc_track_set_acked(struct hc_backing *b, struct hc_track *t,
 			bool acked)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&b->track_lock, flags);
-	t->acked = acked;
+	if (hc_track_on(t) && t->acked != acked) {
+		t->acked = acked;
+		WRITE_ONCE(b->track_acked,
+			   acked ? b->track_acked + 1 : b->track_acked - 1);
+	}
 	spin_unlock_irqrestore(&b->track_lock, flags);
 }
