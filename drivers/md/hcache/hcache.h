@@ -159,7 +159,7 @@
  * promotions it overlaps: an older miss is never cached over a newer
  * write. Hits, misses and bypasses are counted per device and per set
  * over four windows. Detach and stop unpublish io_cache, wait an RCU
- * grace period, then wait for every request and promotion (io_active).
+ * grace period, then wait for every request and promotion (io_ref).
  * A detach, which may still give up (dirty data found, or its superblock
  * write failing), parks the bios that come meanwhile (hc_request_hold())
  * and sends them on once it has decided: to the cache again if it gave
@@ -487,9 +487,10 @@ struct hc_writeback {
  * @set_node: on @set's list of backing devices; hc_register_lock
  * @io_cache: @set while the I/O path caches (attached and running), else
  *	NULL; published under hc_register_lock, read under RCU (request.c)
- * @io_active: requests and promotions using @io_cache, plus one while
- *	it is published
- * @io_drained: completed when @io_active drops to zero after a detach
+ * @io_ref: requests and promotions using @io_cache, plus one while it is
+ *	published: a percpu_ref, so that requests on different CPUs share
+ *	no counter; dead (at zero) while nothing is published
+ * @io_drained: completed when @io_ref drops to zero after a detach
  * @hold_lock: protects @io_hold and @io_held; taken in submit_bio()
  * @io_hold: a detach is deciding whether it can go (hc_request_hold()):
  *	bios that come meanwhile wait on @io_held rather than pass the cache
@@ -538,7 +539,7 @@ struct hc_backing {
 	struct list_head	set_node;
 
 	struct hc_cache_set __rcu *io_cache;
-	atomic_t		io_active;
+	struct percpu_ref	io_ref;
 	struct completion	io_drained;
 	spinlock_t		hold_lock;	/* io_hold, io_held */
 	bool			io_hold;

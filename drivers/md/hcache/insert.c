@@ -23,7 +23,7 @@
  * allocation failing): wait a little for reclaim and say whether to try
  * again. @deadline starts at 0 and is set at the first failure; past it,
  * HC_NOMEM_WAIT later, the caller gives up, so that no request waits
- * forever (it holds io_active, which a detach or stop waits for). Timed,
+ * forever (it holds io_ref, which a detach or stop waits for). Timed,
  * not counted: memalloc_retry_wait() sleeps a jiffy, so a count would
  * give a budget that follows HZ (50 tries were 200 ms at HZ=250). May
  * sleep.

@@ -91,7 +91,7 @@ struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
 	hc_track_init(&p->track);
 	p->track.start = start;
 	p->track.end = start + sectors;
-	atomic_inc(&req->b->io_active);
+	percpu_ref_get(&req->b->io_ref);
 	hc_debug_delay(HC_DELAY_PROMOTE_TRACK);
 	/* Collided already if a write raced the request since it started. */
 	hc_track_add(req->b, &p->track, false, &req->track);

@@ -23,10 +23,11 @@
  * cache, and in place; commit.c, the keys of completed writes and
  * flushes. Inserting a key, journalled, is insert.c's.
  *
- * Lifetime. A request holds b->io_active; detaching (hc_request_detach())
+ * Lifetime. A request holds b->io_ref; detaching (hc_request_detach())
  * unpublishes b->io_cache, waits an RCU grace period so that no new
- * request sees the set, drops the count it held for being attached, then
- * waits for the last request or promotion to complete io_drained.
+ * request sees the set, kills the ref (dropping the count it held for
+ * being attached), then waits for the last request or promotion to
+ * complete io_drained.
  * Requests complete even if the set fails: from then on (meta_failed)
  * they fail with an I/O error, until the failure (fail.c) has marked the
  * device stale or stopped it, and detached it; but a read of a device the
@@ -50,16 +51,23 @@
 struct workqueue_struct *hc_io_wq;
 
 /*
- * A request or promotion is done with the set. The last one completes
- * io_drained for hc_request_detach(), which then frees what @b's I/O path
- * owns: nothing of @b may be touched after the decrement. A completion
- * (unlike a wait queue) is safe for that: its waiter cannot return before
- * complete() has let go of it.
+ * The last put of a killed io_ref: completes io_drained for
+ * hc_request_detach(), which then frees what @b's I/O path owns: nothing
+ * of @b may be touched after the last put. A completion (unlike a wait
+ * queue) is safe for that: its waiter cannot return before complete()
+ * has let go of it, and percpu_ref touches nothing after the release.
  */
+static void hc_io_release(struct percpu_ref *ref)
+{
+	struct hc_backing *b = container_of(ref, struct hc_backing, io_ref);
+
+	complete(&b->io_drained);
+}
+
+/* A request or promotion is done with the set. */
 void hc_io_put(struct hc_backing *b)
 {
-	if (atomic_dec_and_test(&b->io_active))
-		complete(&b->io_drained);
+	percpu_ref_put(&b->io_ref);
 }
 
 static void hc_request_free(struct hc_request *req)
@@ -337,8 +345,9 @@ bool hc_request_submit(struct hc_backing *b, struct bio *bio)
 
 	rcu_read_lock();
 	c = rcu_dereference(b->io_cache);
+	/* Alive: a detach kills it only after a grace period (no tryget). */
 	if (c)
-		atomic_inc(&b->io_active);
+		percpu_ref_get(&b->io_ref);
 	else
 		held = hc_request_park(b, bio);
 	rcu_read_unlock();
@@ -387,9 +396,9 @@ void hc_request_attach(struct hc_backing *b)
 {
 	lockdep_assert_held(&hc_register_lock);
 	if (b->set && b->disk && !rcu_access_pointer(b->io_cache)) {
-		/* One count for being attached, dropped by the detach. */
-		atomic_set(&b->io_active, 1);
+		/* Back to one count, for being attached, dropped by the detach. */
 		reinit_completion(&b->io_drained);
+		percpu_ref_reinit(&b->io_ref);
 		rcu_assign_pointer(b->io_cache, b->set);
 	}
 }
@@ -409,7 +418,7 @@ void hc_request_detach(struct hc_backing *b)
 		return;
 	RCU_INIT_POINTER(b->io_cache, NULL);
 	synchronize_rcu();
-	hc_io_put(b);
+	percpu_ref_kill(&b->io_ref);
 	wait_for_completion(&b->io_drained);
 }
 
@@ -423,17 +432,27 @@ int hc_request_init_backing(struct hc_backing *b)
 {
 	int ret;
 
+	/* Dead, at zero, until hc_request_attach() brings it to life. */
+	ret = percpu_ref_init(&b->io_ref, hc_io_release, PERCPU_REF_INIT_DEAD,
+			      GFP_KERNEL);
+	if (ret)
+		return ret;
 	ret = bioset_init(&b->clone_set, HC_REQUEST_RESERVE,
 			  offsetof(struct hc_frag, bio), BIOSET_NEED_RESCUER);
 	if (ret)
-		return ret;
+		goto fail_ref;
 	b->req_pool = mempool_create_kmalloc_pool(HC_REQUEST_RESERVE,
 						  sizeof(struct hc_request));
 	if (!b->req_pool) {
-		bioset_exit(&b->clone_set);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto fail_set;
 	}
 	return 0;
+fail_set:
+	bioset_exit(&b->clone_set);
+fail_ref:
+	percpu_ref_exit(&b->io_ref);
+	return ret;
 }
 
 /**
@@ -445,6 +464,7 @@ void hc_request_exit_backing(struct hc_backing *b)
 	mempool_destroy(b->req_pool);
 	b->req_pool = NULL;
 	bioset_exit(&b->clone_set);
+	percpu_ref_exit(&b->io_ref);
 }
 
 int hc_request_init(void)
