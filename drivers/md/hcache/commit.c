@@ -42,7 +42,9 @@ static int hc_flush_cache_data(struct hc_cache_set *c)
 
 	if (seen == READ_ONCE(c->data_flushed))
 		return 0;
-	ret = blkdev_issue_flush(c->bdev);
+	/* The debug build can fail it as the device would. */
+	ret = hc_debug_fault(HC_FAULT_CACHE_FLUSH) ? -EIO :
+	      blkdev_issue_flush(c->bdev);
 	if (ret) {
 		hc_cache_set_error(c, "flush of the cache device failed: error %d",
 				   ret);

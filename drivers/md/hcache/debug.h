@@ -55,6 +55,8 @@ enum hc_fault_point {
 	HC_FAULT_CACHE_WRITE,
 	/* a btree node's allocation on the I/O path (as if memory were short) */
 	HC_FAULT_NODE_ALLOC,
+	/* a flush of the cache device that has no key to journal */
+	HC_FAULT_CACHE_FLUSH,
 	HC_FAULT_NR,
 };
 

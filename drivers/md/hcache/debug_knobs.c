@@ -65,6 +65,7 @@ static struct hc_debug_point hc_faults[HC_FAULT_NR] = {
 	[HC_FAULT_DETACH_SB]		= { .name = "detach_sb" },
 	[HC_FAULT_CACHE_WRITE]		= { .name = "cache_write" },
 	[HC_FAULT_NODE_ALLOC]		= { .name = "node_alloc" },
+	[HC_FAULT_CACHE_FLUSH]		= { .name = "cache_flush" },
 };
 
 /* Take one armed hit of @pt, if it has any left. */
