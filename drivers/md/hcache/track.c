@@ -73,6 +73,31 @@ static void hc_track_insert(struct hc_backing *b, struct hc_track *t)
 		hc_track_tree_insert(t, &b->track_tree);
 }
 
+/* hc_track_add() under track_lock. */
+static bool hc_track_add_locked(struct hc_backing *b, struct hc_track *t,
+				bool write, const struct hc_track *from)
+{
+	struct hc_track *o;
+	bool acked = false;
+
+	lockdep_assert_held(&b->track_lock);
+	t->write = write;
+	t->acked = false;
+	t->collided = from && from->collided;
+	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
+		if (o->write == write)
+			continue;
+		if (write) {
+			o->collided = true;
+		} else {
+			t->collided = true;
+			acked |= o->acked;
+		}
+	}
+	hc_track_insert(b, t);
+	return acked;
+}
+
 /*
  * Put @t in the tree of I/O in flight. A write collides every overlapping
  * read in flight; a read is collided if an overlapping write is in flight,
@@ -87,26 +112,25 @@ static void hc_track_insert(struct hc_backing *b, struct hc_track *t)
 bool hc_track_add(struct hc_backing *b, struct hc_track *t,
 		  bool write, const struct hc_track *from)
 {
-	struct hc_track *o;
 	unsigned long flags;
+	bool acked;
+
+	spin_lock_irqsave(&b->track_lock, flags);
+	acked = hc_track_add_locked(b, t, write, from);
+	spin_unlock_irqrestore(&b->track_lock, flags);
+	return acked;
+}
+
+/* Is a write overlapping @t acked, its key maybe not in? track_lock held. */
+static bool hc_track_acked_locked(struct hc_backing *b,
+				  const struct hc_track *t)
+{
+	struct hc_track *o;
 	bool acked = false;
 
-	t->write = write;
-	t->acked = false;
-	spin_lock_irqsave(&b->track_lock, flags);
-	t->collided = from && from->collided;
-	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
-		if (o->write == write)
-			continue;
-		if (write) {
-			o->collided = true;
-		} else {
-			t->collided = true;
-			acked |= o->acked;
-		}
-	}
-	hc_track_insert(b, t);
-	spin_unlock_irqrestore(&b->track_lock, flags);
+	lockdep_assert_held(&b->track_lock);
+	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t))
+		acked |= o->write && o->acked;
 	return acked;
 }
 
@@ -128,26 +152,14 @@ bool hc_track_add(struct hc_backing *b, struct hc_track *t,
  */
 bool hc_track_read_join(struct hc_backing *b, struct hc_track *t)
 {
-	struct hc_track *o;
 	unsigned long flags;
-	bool join, acked = false;
+	bool acked;
 
 	spin_lock_irqsave(&b->track_lock, flags);
-	join = !hc_track_on(t);
-	if (join) {
-		t->write = false;
-		t->acked = false;
-		t->collided = false;
-	}
-	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t)) {
-		if (!o->write)
-			continue;
-		if (join)
-			t->collided = true;
-		acked |= o->acked;
-	}
-	if (join)
-		hc_track_insert(b, t);
+	if (hc_track_on(t))
+		acked = hc_track_acked_locked(b, t);
+	else
+		acked = hc_track_add_locked(b, t, false, NULL);
 	spin_unlock_irqrestore(&b->track_lock, flags);
 	return acked;
 }
@@ -160,15 +172,13 @@ bool hc_track_read_join(struct hc_backing *b, struct hc_track *t)
  */
 bool hc_track_acked(struct hc_backing *b, struct hc_track *t)
 {
-	struct hc_track *o;
 	unsigned long flags;
-	bool acked = false;
+	bool acked;
 
 	if (!READ_ONCE(b->track_acked))
 		return false;
 	spin_lock_irqsave(&b->track_lock, flags);
-	for (o = hc_track_first(b, t); o; o = hc_track_next(o, t))
-		acked |= o->write && o->acked;
+	acked = hc_track_acked_locked(b, t);
 	spin_unlock_irqrestore(&b->track_lock, flags);
 	return acked;
 }
