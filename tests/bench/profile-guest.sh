@@ -195,6 +195,15 @@ for run in 1 2 3; do
 		iops=$(fio_run "$W$run" "${job[@]}" "${off[@]}" --runtime=10 --randseed=$((3000 + run)))
 	fi
 	[ $run != "$SAMPLE" ] || touch "$R/sample-stop"
+	# The I/Os of the sampled run (4 KiB each), for instructions per I/O
+	# (tests/bench/insn-count.c); mkfs runs for e.
+	if [ $run = "$SAMPLE" ]; then
+		if [ "$W" = e ]; then
+			echo "$n" >"$R/sampled-ios"
+		else
+			awk -F';' '{ printf "%d\n", ($6 + $47) / 4 }' "/tmp/$W$run.terse" >"$R/sampled-ios"
+		fi
+	fi
 	read -r busy1 total1 ctxt1 < <(cpu_ticks)
 	busy="CPU $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy"
 	if [ "$W" = e ]; then

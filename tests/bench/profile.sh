@@ -25,6 +25,10 @@
 #                    hcache's; only hcache's are traced
 #   SAMPLE_RUN=N     sample run N (1, 2 or 3; default 3) instead: 1 sees
 #                    the cache filling up; 2 is then not traced
+#   INSNS=1          also count the guest's instructions in the sampled
+#                    run, per function and per I/O, with the QEMU plugin
+#                    tests/bench/insn-count.c (insn-summary.txt, and the
+#                    raw counts in insn-counts.txt)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,6 +53,14 @@ export HC_MONITOR=$work.monitor
 rm -f "$HC_MONITOR" "$work.rip"
 python3 tests/bench/rip-sample.py sample "$HC_MONITOR" "$work/out" "$work.rip" &
 sampler=$!
+rm -f "$work.insns"
+if [ "${INSNS:-0}" = 1 ]; then
+	plugin=$top/build/insn-count.so
+	gcc -O2 -Wall -Wextra -shared -fPIC -fvisibility=hidden -o "$plugin" \
+		tests/bench/insn-count.c -lpthread || exit 1
+	HC_QEMU_ARGS="${HC_QEMU_ARGS:-} -plugin $plugin,dir=$work/out,out=$work.insns"
+	export HC_QEMU_ARGS
+fi
 HC_APPEND="${HC_APPEND:-} hcbench.workload=$w hcbench.mode=$mode hcbench.admit=$admit hcbench.system=$sys hcbench.sample_run=${SAMPLE_RUN:-3}" \
 	tests/vm/run-test.sh "$k" tests/bench/profile-guest.sh "$work"
 rc=$?
@@ -57,7 +69,14 @@ wait "$sampler" 2>/dev/null
 bench_collect $rc "$work" "$res"
 python3 tests/bench/rip-sample.py report "$work.rip" "$res/kallsyms.txt" \
 	>"$res/rip-summary.txt" || echo "bench-profile: no samples of run ${SAMPLE_RUN:-3}" >&2
+if [ "${INSNS:-0}" = 1 ]; then
+	python3 tests/bench/rip-sample.py insns "$work.insns" "$res/kallsyms.txt" \
+		"$(cat "$res/sampled-ios" 2>/dev/null)" >"$res/insn-summary.txt" ||
+		echo "bench-profile: no instructions counted in run ${SAMPLE_RUN:-3}" >&2
+	cp "$work.insns" "$res/insn-counts.txt" 2>/dev/null
+fi
 cat "$res/runs.txt"
 [ ! -f "$res/ftrace-summary.txt" ] || cat "$res/ftrace-summary.txt"
 head -n 40 "$res/rip-summary.txt" 2>/dev/null
+[ ! -f "$res/insn-summary.txt" ] || head -n 60 "$res/insn-summary.txt"
 echo "bench-profile: $res"

@@ -17,6 +17,11 @@ the translated block it runs), without stopping it.
       root, names them, modules included) and per module: the share of
       samples, the CPU halted (idle), in user mode, and in each kernel
       function.
+  rip-sample.py insns COUNTS KALLSYMS [IOS]
+      The same for the instructions counted by tests/bench/insn-count.c
+      ("ADDRESS INSTRUCTIONS" per translated block): the guest's own
+      instructions per module and function, their share, and with IOS
+      (the I/Os of the counted run) their number per I/O.
 """
 import bisect
 import collections
@@ -85,6 +90,32 @@ def load_symbols(path):
     return [s[0] for s in syms], syms
 
 
+def kernel_name(addrs, syms, rip):
+    """The function and module of a kernel address."""
+    i = bisect.bisect_right(addrs, rip) - 1
+    if i < 0:
+        return '(unknown)', '?'
+    key, module = syms[i][1], syms[i][2]
+    if module != 'vmlinux':
+        key += f' [{module}]'
+    return key, module
+
+
+def print_shares(by_module, by_func, total, per_io=None):
+    print('== by module')
+    for name, n in by_module.most_common(12):
+        extra = f'  {n / per_io:10.0f} per I/O' if per_io else ''
+        print(f'{100.0 * n / total:6.2f}%{extra}  {name}')
+    print('== by function')
+    # Per I/O, every function down to 5 instructions, so that two systems'
+    # lists can be set side by side; else the 80 biggest.
+    for name, n in by_func.most_common(None if per_io else 80):
+        if per_io and n / per_io < 5:
+            break
+        extra = f'  {n / per_io:10.0f} per I/O' if per_io else ''
+        print(f'{100.0 * n / total:6.2f}%{extra}  {name}')
+
+
 def report(out, kallsyms):
     addrs, syms = load_symbols(kallsyms)
     by_func = collections.Counter()
@@ -99,25 +130,38 @@ def report(out, kallsyms):
             elif cpl != '0':
                 key, module = '(user mode)', '(user)'
             else:
-                i = bisect.bisect_right(addrs, int(rip, 16)) - 1
-                if i < 0:
-                    key, module = '(unknown)', '?'
-                else:
-                    key = syms[i][1]
-                    module = syms[i][2]
-                    if module != 'vmlinux':
-                        key += f' [{module}]'
+                key, module = kernel_name(addrs, syms, int(rip, 16))
             by_func[key] += 1
             by_module[module] += 1
     if not total:
         sys.exit('rip-sample: no samples')
     print(f'{total} samples')
-    print('== by module')
-    for name, n in by_module.most_common(12):
-        print(f'{100.0 * n / total:6.2f}%  {name}')
-    print('== by function')
-    for name, n in by_func.most_common(60):
-        print(f'{100.0 * n / total:6.2f}%  {name}')
+    print_shares(by_module, by_func, total)
+
+
+def insns(counts, kallsyms, ios=None):
+    addrs, syms = load_symbols(kallsyms)
+    by_func = collections.Counter()
+    by_module = collections.Counter()
+    total = 0
+    with open(counts) as f:
+        for line in f:
+            rip, n = line.split()
+            rip, n = int(rip, 16), int(n)
+            total += n
+            if rip < 0xffff800000000000:
+                key, module = '(user mode)', '(user)'
+            else:
+                key, module = kernel_name(addrs, syms, rip)
+            by_func[key] += n
+            by_module[module] += n
+    if not total:
+        sys.exit('rip-sample: no instructions counted')
+    per_io = float(ios) if ios and float(ios) > 0 else None
+    print(f'{total} instructions' +
+          (f', {total / per_io:.0f} per I/O over {per_io:.0f} I/Os'
+           if per_io else ''))
+    print_shares(by_module, by_func, total, per_io)
 
 
 def main():
@@ -125,6 +169,8 @@ def main():
         sample(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == 'report':
         report(*sys.argv[2:])
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == 'insns':
+        insns(*sys.argv[2:])
     else:
         sys.exit(__doc__)
 
