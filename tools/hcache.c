@@ -1066,6 +1066,7 @@ static const struct {
 	{ "writeback_running",		HC_OBJ_BACKING },
 	{ "writeback_percent",		HC_OBJ_BACKING },
 	{ "writeback_delay",		HC_OBJ_BACKING },
+	{ "writeback_idle_seconds",	HC_OBJ_BACKING },
 	{ "writeback_rate",		HC_OBJ_BACKING },
 	{ "writeback_rate_update_seconds", HC_OBJ_BACKING },
 	{ "writeback_rate_p_term_inverse", HC_OBJ_BACKING },

@@ -15,12 +15,14 @@ hc_fail() {
 }
 
 # hc_load [PARAM=VALUE...]: insert the freshly built module by path, so an
-# installed copy can never shadow it.
+# installed copy can never shadow it. With HC_WB_IDLE_SECONDS set (the
+# tests', guest-run.sh), the module parameter writeback_idle_seconds too.
 hc_load() {
 	[ -f "$HC_KO" ] || hc_fail "$HC_KO is not built"
 	modprobe -q crc32c 2>/dev/null || true
 	modprobe -q libcrc32c 2>/dev/null || true
-	insmod "$HC_KO" "$@" || hc_fail "insmod $HC_KO failed"
+	insmod "$HC_KO" ${HC_WB_IDLE_SECONDS:+writeback_idle_seconds=$HC_WB_IDLE_SECONDS} "$@" ||
+		hc_fail "insmod $HC_KO failed"
 	[ -d /sys/fs/hcache ] || hc_fail "/sys/fs/hcache missing after insmod"
 }
 

@@ -551,6 +551,18 @@ static ssize_t writeback_delay_store(struct hc_backing *b, const char *buf,
 	return hc_wb_store_u32(b, buf, len, &b->wb.delay, 0, 3600);
 }
 
+static ssize_t writeback_idle_seconds_show(struct hc_backing *b, char *buf)
+{
+	return hc_wb_show_u32(b, buf, &b->wb.idle_seconds);
+}
+
+static ssize_t writeback_idle_seconds_store(struct hc_backing *b,
+					    const char *buf, size_t len)
+{
+	return hc_wb_store_u32(b, buf, len, &b->wb.idle_seconds, 1,
+			       HC_WB_IDLE_SECONDS_MAX);
+}
+
 static ssize_t writeback_rate_update_seconds_show(struct hc_backing *b,
 						  char *buf)
 {
@@ -677,7 +689,7 @@ static ssize_t writeback_rate_debug_show(struct hc_backing *b, char *buf)
 			  r.proportional * SECTOR_SIZE,
 			  r.integral * SECTOR_SIZE,
 			  r.derivative * SECTOR_SIZE,
-			  time_after(jiffies, READ_ONCE(b->wb.last_io) + HZ),
+			  hc_writeback_idle(b),
 			  hc_wb_rate_in_band(dirty, target));
 }
 
@@ -731,6 +743,7 @@ HC_ATTR_RW(writeback_running);
 HC_ATTR_RW(writeback_flush);
 HC_ATTR_RW(writeback_percent);
 HC_ATTR_RW(writeback_delay);
+HC_ATTR_RW(writeback_idle_seconds);
 HC_ATTR_RW(writeback_rate);
 HC_ATTR_RW(writeback_rate_update_seconds);
 HC_ATTR_RW(writeback_rate_p_term_inverse);
@@ -765,6 +778,7 @@ static struct attribute *hc_backing_attrs[] = {
 	&hc_attr_writeback_flush.attr,
 	&hc_attr_writeback_percent.attr,
 	&hc_attr_writeback_delay.attr,
+	&hc_attr_writeback_idle_seconds.attr,
 	&hc_attr_writeback_rate.attr,
 	&hc_attr_writeback_rate_update_seconds.attr,
 	&hc_attr_writeback_rate_p_term_inverse.attr,

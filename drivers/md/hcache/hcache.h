@@ -415,6 +415,7 @@ struct hc_wb_batch;
  *	while the thread checks stays pending, whatever it found.
  * @percent: writeback_percent
  * @delay: writeback_delay, seconds
+ * @idle_seconds: writeback_idle_seconds
  * @update_seconds: writeback_rate_update_seconds
  * @lock: protects @params, @rate, @target, @flush_seq and @flush_done
  *	(sysfs reads them whole)
@@ -444,6 +445,7 @@ struct hc_writeback {
 	u32			flush_done;
 	u32			percent;
 	u32			delay;
+	u32			idle_seconds;
 	u32			update_seconds;
 	spinlock_t		lock;	/* see above */
 	struct hc_wb_rate_params params;
@@ -1071,6 +1073,7 @@ void hc_writeback_init(struct hc_backing *b);
 int hc_writeback_start(struct hc_backing *b);
 void hc_writeback_stop(struct hc_backing *b);
 void hc_writeback_note_io(struct hc_backing *b);
+bool hc_writeback_idle(struct hc_backing *b);
 void hc_writeback_dirty_begin(struct hc_backing *b);
 void hc_writeback_dirty_end(struct hc_backing *b);
 void hc_writeback_dirty_added(struct hc_backing *b, u64 dirty);

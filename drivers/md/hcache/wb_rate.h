@@ -53,6 +53,8 @@ static inline s64 hc_wb_div_s64(s64 a, s64 b)
 #define HC_WB_D_TERM_DEFAULT		20	/* seconds of lookahead */
 #define HC_WB_RATE_MINIMUM_DEFAULT	8	/* sectors/s = 4 KiB/s */
 #define HC_WB_UPDATE_SECONDS_DEFAULT	5
+/* writeback_idle_seconds at most (the module parameter's too). */
+#define HC_WB_IDLE_SECONDS_MAX		3600
 
 /*
  * The band around the target that counts as "there": a share of the

@@ -40,8 +40,9 @@
  * Pacing. Every writeback_rate_update_seconds the controller computes a
  * rate from the device's dirty sectors and its target (writeback_percent
  * of its share of the cache); after each batch the thread sleeps what
- * hc_wb_pace() says. A device with no foreground request for HC_WB_IDLE,
- * or waiting to detach, is written back at full speed.
+ * hc_wb_pace() says. A device with no foreground request for
+ * writeback_idle_seconds, or waiting to detach, is written back at full
+ * speed.
  *
  * Dirty to clean. When no dirty sector is left, the backing superblock
  * says clean again (after a journal write, so that the clean keys are
@@ -65,6 +66,7 @@
 #include <linux/blkdev.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/vmalloc.h>
@@ -84,8 +86,6 @@
 #define HC_WB_PAGE_ORDER	get_order(SZ_64K)
 /* Leaves scanned per meta_lock hold. */
 #define HC_WB_SCAN_LEAVES	8
-/* No foreground request for this long: write back at full speed. */
-#define HC_WB_IDLE		HZ
 /* The controller's ceiling: 4 GiB/s. */
 #define HC_WB_RATE_MAX		(4ULL << (30 - SECTOR_SHIFT))
 /* After a failed batch, wait this long (doubling up to 32 times). */
@@ -263,16 +263,28 @@ static bool hc_wb_sleep(struct hc_writeback *wb, long timeout, bool delay)
 	return kicked;
 }
 
-static bool hc_wb_idle(struct hc_backing *b)
+static unsigned long hc_wb_idle_jiffies(struct hc_backing *b)
 {
-	return time_after(jiffies, READ_ONCE(b->wb.last_io) + HC_WB_IDLE);
+	return READ_ONCE(b->wb.idle_seconds) * HZ;
+}
+
+/**
+ * hc_writeback_idle() - no foreground request for writeback_idle_seconds
+ * @b: the backing device
+ *
+ * Return: true if writeback may run at full speed for want of other I/O.
+ */
+bool hc_writeback_idle(struct hc_backing *b)
+{
+	return time_after(jiffies, READ_ONCE(b->wb.last_io) +
+			  hc_wb_idle_jiffies(b));
 }
 
 /* Jiffies until the device counts as idle if no request comes (at least 1). */
 static long hc_wb_until_idle(struct hc_backing *b)
 {
-	long left = (long)(READ_ONCE(b->wb.last_io) + HC_WB_IDLE + 1 -
-			   jiffies);
+	long left = (long)(READ_ONCE(b->wb.last_io) + hc_wb_idle_jiffies(b) +
+			   1 - jiffies);
 
 	return max(left, 1L);
 }
@@ -1043,7 +1055,7 @@ static int hc_writeback_thread(void *arg)
 		}
 		was_clean = false;
 
-		paced = !hc_wb_idle(b) && !urgent;
+		paced = !hc_writeback_idle(b) && !urgent;
 		spin_lock(&wb->lock);
 		rate = wb->rate.rate;
 		spin_unlock(&wb->lock);
@@ -1091,6 +1103,39 @@ static int hc_writeback_thread(void *arg)
 	}
 	return 0;
 }
+
+/* ---- The module parameter ------------------------------------------------ */
+
+/*
+ * writeback_idle_seconds of a device when it registers: no foreground
+ * request for this long, and writeback runs at full speed. Long enough
+ * that a pause between bursts of writes (a database between checkpoints,
+ * a benchmark between runs) does not write back the blocks the next burst
+ * overwrites again; bcache waits about as long (six rate updates of 5 s).
+ */
+static unsigned int hc_wb_idle_seconds_default = 30;
+
+static int hc_wb_idle_param_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v < 1 || v > HC_WB_IDLE_SECONDS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops hc_wb_idle_param_ops = {
+	.set	= hc_wb_idle_param_set,
+	.get	= param_get_uint,
+};
+module_param_cb(writeback_idle_seconds, &hc_wb_idle_param_ops,
+		&hc_wb_idle_seconds_default, 0644);
+MODULE_PARM_DESC(writeback_idle_seconds,
+		 "writeback_idle_seconds of each backing device that registers after (1 to 3600, default 30)");
 
 /* ---- Detach ------------------------------------------------------------- */
 
@@ -1170,6 +1215,7 @@ void hc_writeback_init(struct hc_backing *b)
 	wb->running = true;
 	wb->percent = HC_WRITEBACK_PERCENT_DEFAULT;
 	wb->delay = 30;
+	wb->idle_seconds = READ_ONCE(hc_wb_idle_seconds_default);
 	wb->update_seconds = HC_WB_UPDATE_SECONDS_DEFAULT;
 	wb->params.p_term_inverse = HC_WB_P_TERM_INVERSE_DEFAULT;
 	wb->params.i_term_inverse = HC_WB_I_TERM_INVERSE_DEFAULT;
