@@ -25,24 +25,41 @@
 #define GIB		(1024 * MIB)
 #define SECS(bytes)	((u32)((bytes) >> 9))
 
-/* Streams in use, checking that no two expect the same sector. */
+/*
+ * Streams in use, checking that no two expect the same sector, that a
+ * free slot holds no run and a used one does, and that the LRU order is
+ * a permutation of the slots with every free slot before any in use.
+ */
 static unsigned int used_streams(const struct hc_seq_detect *d)
 {
 	unsigned int i, j, used = 0;
+	bool seen[HC_SEQ_STREAMS] = { false }, in_use = false;
 
 	for (i = 0; i < HC_SEQ_STREAMS; i++) {
-		const struct hc_seq_stream *s = &d->streams[i];
-
-		if (!s->last_use)
+		if (d->next[i] == HC_SEQ_FREE) {
+			CHECK(!d->bytes[i], "free slot %u has a run", i);
 			continue;
+		}
 		used++;
-		CHECK(s->last_use <= d->clock, "stream %u used in the future", i);
-		CHECK(s->bytes, "stream %u in use with an empty run", i);
+		CHECK(d->bytes[i], "stream %u in use with an empty run", i);
 		for (j = 0; j < i; j++)
-			CHECK(!d->streams[j].last_use ||
-			      d->streams[j].next != s->next,
+			CHECK(d->next[j] != d->next[i],
 			      "streams %u and %u both expect sector %llu", j, i,
-			      (unsigned long long)s->next);
+			      (unsigned long long)d->next[i]);
+	}
+	for (i = 0; i < HC_SEQ_STREAMS; i++) {
+		unsigned int slot = d->lru[i];
+
+		CHECK(slot < HC_SEQ_STREAMS && !seen[slot],
+		      "lru[%u] = %u: not a permutation of the slots", i, slot);
+		if (slot >= HC_SEQ_STREAMS)
+			continue;
+		seen[slot] = true;
+		if (d->next[slot] != HC_SEQ_FREE)
+			in_use = true;
+		else
+			CHECK(!in_use, "free slot %u after a used one in the LRU order",
+			      slot);
 	}
 	return used;
 }

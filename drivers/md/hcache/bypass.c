@@ -15,7 +15,46 @@
  */
 void hc_seq_init(struct hc_seq_detect *d)
 {
-	memset(d, 0, sizeof(*d));
+	unsigned int i;
+
+	for (i = 0; i < HC_SEQ_STREAMS; i++) {
+		d->next[i] = HC_SEQ_FREE;
+		d->bytes[i] = 0;
+		d->lru[i] = i;
+	}
+}
+
+/* Where slot @slot stands in @d->lru. */
+static unsigned int hc_seq_lru_pos(const struct hc_seq_detect *d,
+				   unsigned int slot)
+{
+	unsigned int p = 0;
+
+	while (p < HC_SEQ_STREAMS - 1 && d->lru[p] != slot)
+		p++;
+	return p;
+}
+
+/* Slot @slot was just used: the last to go. */
+static void hc_seq_lru_touch(struct hc_seq_detect *d, unsigned int slot)
+{
+	unsigned int p;
+
+	for (p = hc_seq_lru_pos(d, slot); p < HC_SEQ_STREAMS - 1; p++)
+		d->lru[p] = d->lru[p + 1];
+	d->lru[HC_SEQ_STREAMS - 1] = slot;
+}
+
+/* Slot @slot was freed: the first to go. */
+static void hc_seq_lru_free(struct hc_seq_detect *d, unsigned int slot)
+{
+	unsigned int p;
+
+	d->next[slot] = HC_SEQ_FREE;
+	d->bytes[slot] = 0;
+	for (p = hc_seq_lru_pos(d, slot); p > 0; p--)
+		d->lru[p] = d->lru[p - 1];
+	d->lru[0] = slot;
 }
 
 /**
@@ -48,46 +87,44 @@ void hc_seq_init(struct hc_seq_detect *d)
  * HC_SEQ_STREAMS streams at once lose their oldest. The run is not capped:
  * a u64 of bytes does not wrap in any device's lifetime.
  *
+ * Every I/O costs one pass over @d->next, and a shift of @d->lru when it
+ * starts or continues a stream.
+ *
  * Context: caller holds the lock protecting @d; does not sleep.
  * Return: the run in bytes, this I/O included; 0 for an I/O of no sectors,
  * which changes nothing.
  */
 u64 hc_seq_note(struct hc_seq_detect *d, u64 sector, u32 sectors)
 {
-	struct hc_seq_stream *s, *cont = NULL, *same_next = NULL, *lru = NULL;
+	unsigned int i, cont = HC_SEQ_STREAMS, same_next = HC_SEQ_STREAMS;
 	u64 next = sector + sectors;
 	u64 bytes = (u64)sectors << 9;
 
 	if (!sectors)
 		return 0;
-	d->clock++;
-
-	for (s = d->streams; s < d->streams + HC_SEQ_STREAMS; s++) {
-		/* Unused slots (last_use 0) are the first to go. */
-		if (!lru || s->last_use < lru->last_use)
-			lru = s;
-		if (!s->last_use)
-			continue;
-		if (s->next == sector)
-			cont = s;
-		else if (s->next == next)
-			same_next = s;
+	/* A free slot's HC_SEQ_FREE is neither: no I/O starts or ends there. */
+	for (i = 0; i < HC_SEQ_STREAMS; i++) {
+		if (d->next[i] == sector)
+			cont = i;
+		else if (d->next[i] == next)
+			same_next = i;
 	}
 
-	if (cont) {
-		if (same_next)
-			memset(same_next, 0, sizeof(*same_next));
-		cont->next = next;
-		cont->bytes += bytes;
-		cont->last_use = d->clock;
-		return cont->bytes;
+	if (cont < HC_SEQ_STREAMS) {
+		if (same_next < HC_SEQ_STREAMS)
+			hc_seq_lru_free(d, same_next);
+		d->next[cont] = next;
+		d->bytes[cont] += bytes;
+		hc_seq_lru_touch(d, cont);
+		return d->bytes[cont];
 	}
-	if (same_next)
+	if (same_next < HC_SEQ_STREAMS)
 		return bytes;
 
-	lru->next = next;
-	lru->bytes = bytes;
-	lru->last_use = d->clock;
+	i = d->lru[0];
+	d->next[i] = next;
+	d->bytes[i] = bytes;
+	hc_seq_lru_touch(d, i);
 	return bytes;
 }
 

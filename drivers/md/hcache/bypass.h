@@ -55,31 +55,26 @@
  * of 4 MiB or more bypass the cache.
  */
 
-/**
- * struct hc_seq_stream - one recent stream of I/O to a backing device
- * @next: the sector an I/O continuing the stream starts at
- * @bytes: bytes in the run so far
- * @last_use: @d->clock when an I/O last started or continued the stream;
- *	0 for a slot never used
- */
-struct hc_seq_stream {
-	u64	next;
-	u64	bytes;
-	u64	last_use;
-};
+/* The next sector of a free slot: no I/O ends there. */
+#define HC_SEQ_FREE		(~0ULL)
 
 /**
  * struct hc_seq_detect - the recent streams of one backing device
- * @streams: at most one stream per expected next sector
- * @clock: counts the I/O noted, for least-recently-used replacement
+ * @next: per slot, the sector an I/O continuing its stream starts at;
+ *	HC_SEQ_FREE for a free slot. No two slots expect the same sector.
+ *	Apart from @bytes, so that the scan of every I/O reads one array.
+ * @bytes: per slot, the bytes in its stream's run so far
+ * @lru: the slot numbers, least recently used first (free slots before
+ *	any in use): an I/O that starts a stream takes @lru[0]
  *
  * Not safe for concurrent use: every function taking it must be called
  * with the lock that protects it held (the backing device's sequential
  * lock, a spinlock: nothing here sleeps).
  */
 struct hc_seq_detect {
-	struct hc_seq_stream	streams[HC_SEQ_STREAMS];
-	u64			clock;
+	u64	next[HC_SEQ_STREAMS];
+	u64	bytes[HC_SEQ_STREAMS];
+	u8	lru[HC_SEQ_STREAMS];
 };
 
 /* ---- The bypass decision ----------------------------------------------- */
