@@ -233,10 +233,17 @@ static struct hlist_head *hc_node_bucket_head(struct hc_cache_set *c,
 	return &c->node_hash[hash_64(bucket, c->node_hash_bits)];
 }
 
+/*
+ * The node hash is searched without node_cache_lock, under meta_lock held
+ * for reading (hc_node_cache_find()), while another reader may add a node
+ * it has just read: adds publish the node whole (hlist_add_head_rcu()).
+ * Nodes leave the hash, and are freed, only with meta_lock held for
+ * writing, when no search runs: no grace period is needed.
+ */
 static void hc_node_cache_add(struct hc_cache_set *c, struct hc_btree_node *n)
 {
 	lockdep_assert_held(&c->node_cache_lock);
-	hlist_add_head(&n->hash, hc_node_bucket_head(c, n->bucket));
+	hlist_add_head_rcu(&n->hash, hc_node_bucket_head(c, n->bucket));
 	if (!n->level)
 		list_add_tail(&n->lru, &c->node_lru);
 	c->nr_nodes++;
@@ -245,22 +252,45 @@ static void hc_node_cache_add(struct hc_cache_set *c, struct hc_btree_node *n)
 static void hc_node_cache_del(struct hc_cache_set *c, struct hc_btree_node *n)
 {
 	lockdep_assert_held(&c->node_cache_lock);
-	hlist_del_init(&n->hash);
+	lockdep_assert_held_write(&c->meta_lock);
+	hlist_del_init_rcu(&n->hash);
 	list_del_init(&n->lru);
 	list_del_init(&n->dirty);
 	c->nr_nodes--;
 }
 
+/* The cached node in @bucket, or NULL. meta_lock held (either way). */
 static struct hc_btree_node *hc_node_cache_find(struct hc_cache_set *c,
 						u64 bucket)
 {
 	struct hc_btree_node *n;
 
-	lockdep_assert_held(&c->node_cache_lock);
-	hlist_for_each_entry(n, hc_node_bucket_head(c, bucket), hash)
+	hlist_for_each_entry_rcu(n, hc_node_bucket_head(c, bucket), hash,
+				 lockdep_is_held(&c->meta_lock))
 		if (n->bucket == bucket)
 			return n;
 	return NULL;
+}
+
+/*
+ * Leaves used since the last eviction (@used, set by lookups without
+ * node_cache_lock) move to the tail of the LRU, in the order they had
+ * (a second chance), and lose the mark. Before the shrinker's batch.
+ */
+static void hc_node_lru_age(struct hc_cache_set *c)
+{
+	struct hc_btree_node *n, *tmp;
+	LIST_HEAD(used);
+
+	lockdep_assert_held(&c->node_cache_lock);
+	lockdep_assert_held_write(&c->meta_lock);
+	list_for_each_entry_safe(n, tmp, &c->node_lru, lru) {
+		if (n->used) {
+			n->used = false;
+			list_move_tail(&n->lru, &used);
+		}
+	}
+	list_splice_tail(&used, &c->node_lru);
 }
 
 /*
@@ -270,11 +300,21 @@ static struct hc_btree_node *hc_node_cache_find(struct hc_cache_set *c,
  */
 static struct hc_btree_node *hc_node_evict_one(struct hc_cache_set *c)
 {
-	struct hc_btree_node *n;
+	struct hc_btree_node *n, *tmp;
 
 	lockdep_assert_held(&c->node_cache_lock);
 	lockdep_assert_held_write(&c->meta_lock);
-	list_for_each_entry(n, &c->node_lru, lru) {
+	/*
+	 * A clock: a leaf used since it was last passed moves to the tail,
+	 * unmarked, and is reached again only after every other. Each leaf
+	 * is passed at most twice.
+	 */
+	list_for_each_entry_safe(n, tmp, &c->node_lru, lru) {
+		if (n->used) {
+			n->used = false;
+			list_move_tail(&n->lru, &c->node_lru);
+			continue;
+		}
 		if (n == c->root || n->pending.nr)
 			continue;
 		hc_node_cache_del(c, n);
@@ -379,11 +419,15 @@ void hc_btree_exit(struct hc_cache_set *c)
 	unsigned int i;
 
 	if (c->node_hash) {
+		/* No lookup runs any more: no meta_lock needed. */
 		mutex_lock(&c->node_cache_lock);
 		for (i = 0; i < 1U << c->node_hash_bits; i++)
 			hlist_for_each_entry_safe(n, tmp, &c->node_hash[i],
 						  hash) {
-				hc_node_cache_del(c, n);
+				hlist_del_init(&n->hash);
+				list_del_init(&n->lru);
+				list_del_init(&n->dirty);
+				c->nr_nodes--;
 				hc_node_release(n);
 			}
 		mutex_unlock(&c->node_cache_lock);
@@ -556,8 +600,8 @@ static int hc_node_rewrite_to(struct hc_cache_set *c,
 	    (!n->parent->journal_pin || pin < n->parent->journal_pin))
 		n->parent->journal_pin = pin;
 	mutex_lock(&c->node_cache_lock);
-	hlist_del(&n->hash);
-	hlist_add_head(&n->hash, hc_node_bucket_head(c, n->bucket));
+	hlist_del_rcu(&n->hash);
+	hlist_add_head_rcu(&n->hash, hc_node_bucket_head(c, n->bucket));
 	mutex_unlock(&c->node_cache_lock);
 	c->stats.node_rewrites++;
 	if (n->parent) {
@@ -837,9 +881,25 @@ corrupt:
 	return -EUCLEAN;
 }
 
+/* A cached child found for @k of @parent: is it that child? Marks it used. */
+static int hc_node_cached_check(struct hc_cache_set *c,
+				struct hc_btree_node *parent,
+				const struct hc_key *k, struct hc_btree_node *n)
+{
+	if (n->ptr != k->ptr || n->parent != parent) {
+		hc_cache_set_error(c, "cached node in bucket %llu is not its parent's",
+				   n->bucket);
+		return -EUCLEAN;
+	}
+	if (!n->level && !READ_ONCE(n->used))
+		WRITE_ONCE(n->used, true);
+	return 0;
+}
+
 /*
  * The child at @idx of interior node @parent, from the cache or read from
- * disk. Callers hold meta_lock, for reading at least.
+ * disk. Callers hold meta_lock, for reading at least. A cached child is
+ * found without node_cache_lock, which only a read from disk takes.
  */
 static int __hc_node_get(struct hc_cache_set *c, struct hc_btree_node *parent,
 			 size_t idx, bool cached_only,
@@ -852,21 +912,22 @@ static int __hc_node_get(struct hc_cache_set *c, struct hc_btree_node *parent,
 	int ret = 0;
 
 	lockdep_assert_held(&c->meta_lock);
+	*out = NULL;
+	n = hc_node_cache_find(c, bucket);
+	if (n) {
+		ret = hc_node_cached_check(c, parent, k, n);
+		if (!ret)
+			*out = n;
+		return ret;
+	}
+	if (cached_only)
+		return -EAGAIN;
 	min = idx ? hc_key_pos(&parent->keys.keys[idx - 1]) : parent->min;
 	mutex_lock(&c->node_cache_lock);
+	/* Another reader may have read it meanwhile. */
 	n = hc_node_cache_find(c, bucket);
-	if (!n && cached_only) {
-		ret = -EAGAIN;
-		goto out;
-	}
 	if (n) {
-		if (n->ptr != k->ptr || n->parent != parent) {
-			hc_cache_set_error(c, "cached node in bucket %llu is not its parent's",
-					   bucket);
-			ret = -EUCLEAN;
-		} else if (!n->level) {
-			list_move_tail(&n->lru, &c->node_lru);
-		}
+		ret = hc_node_cached_check(c, parent, k, n);
 		goto out;
 	}
 	ret = hc_node_read(c, k->ptr, parent->level - 1, min, max, &n);
@@ -876,7 +937,8 @@ static int __hc_node_get(struct hc_cache_set *c, struct hc_btree_node *parent,
 	hc_node_cache_add(c, n);
 out:
 	mutex_unlock(&c->node_cache_lock);
-	*out = ret ? NULL : n;
+	if (!ret)
+		*out = n;
 	return ret;
 }
 
@@ -1821,6 +1883,7 @@ static unsigned long hc_btree_shrink_scan(struct shrinker *s,
 		up_write(&c->meta_lock);
 		return SHRINK_STOP;
 	}
+	hc_node_lru_age(c);
 	list_for_each_entry_safe(n, tmp, &c->node_lru, lru) {
 		if (freed >= sc->nr_to_scan)
 			break;

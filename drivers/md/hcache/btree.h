@@ -55,11 +55,17 @@ struct hc_pos {
  * child's @max, its pointer the child's bucket with that bucket's gen.
  *
  * Protected by the set's meta_lock: read for lookups, written for any
- * change. @hash and @lru also by the set's node_cache_lock.
+ * change. @lru, and additions to the hash (@hash), also by the set's
+ * node_cache_lock.
  *
- * @hash: on the set's node hash, by @bucket
+ * @hash: on the set's node hash, by @bucket: searched under meta_lock
+ *	alone, added to under node_cache_lock too (RCU-published), removed
+ *	from with both, meta_lock held for writing
  * @lru: on the set's node LRU; leaves only (interior nodes stay cached);
  *	on a node reserve's list while free
+ * @used: a lookup found this leaf since the last eviction pass (set
+ *	under meta_lock for reading, without node_cache_lock; an eviction
+ *	moves it to the LRU's tail and clears it)
  * @dirty: on the set's dirty_nodes while @pending holds keys (meta_lock)
  * @parent: the parent node, NULL for the root; interior nodes are never
  *	evicted, so this stays valid while the node is cached
@@ -94,6 +100,7 @@ struct hc_btree_node {
 	u32			written;
 	u32			sets;
 	u64			journal_pin;
+	bool			used;
 };
 
 /* btree.c; each function is documented at its definition. */

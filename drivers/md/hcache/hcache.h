@@ -267,7 +267,8 @@
  *     hc_cache_set.meta_lock  (rw_semaphore: the btree, the journal, the
  *                      buckets and free lists, and every metadata write;
  *                      a journal write that ends a hold: downgraded)
- *       hc_cache_set.node_cache_lock  (the node hash, LRU, node reads)
+ *       hc_cache_set.node_cache_lock  (the node hash, LRU, node reads;
+ *                      a lookup finds a cached node without it)
  *         hc_cache_set.node_reserve_lock  (spinlock: the reserve of nodes)
  *
  * meta_lock is taken for reading by lookups and walks, for writing by
@@ -822,11 +823,14 @@ enum hc_fail_reason {
  *	the gen/prio chain and the journal for nothing
  * @journal: the journal
  * @root: the btree root, always cached
- * @node_cache_lock: protects @node_hash, @node_lru, @nr_nodes and the
- *	node read buffer, so readers may load nodes concurrently
- * @node_hash: cached nodes by bucket
+ * @node_cache_lock: protects @node_lru, @nr_nodes, the node read buffer
+ *	and additions to @node_hash, so readers may load nodes concurrently
+ * @node_hash: cached nodes by bucket; searched under @meta_lock alone
+ *	(RCU lists: a reader may add a node meanwhile), removed from only
+ *	with @meta_lock held for writing too (struct hc_btree_node.hash)
  * @node_hash_bits: @node_hash has 1 << @node_hash_bits heads
- * @node_lru: cached leaves, least recently used first
+ * @node_lru: cached leaves, least recently used first as of the last
+ *	eviction pass (leaves used since are marked, hc_btree_node.used)
  * @nr_nodes: nodes cached
  * @dirty_nodes: nodes with keys not yet on disk (hc_btree_node.dirty),
  *	for hc_btree_flush() and the journal's oldest pin; @meta_lock
