@@ -249,14 +249,21 @@ static void hc_node_cache_add(struct hc_cache_set *c, struct hc_btree_node *n)
 	c->nr_nodes++;
 }
 
-static void hc_node_cache_del(struct hc_cache_set *c, struct hc_btree_node *n)
+/* Off the hash and every list of the node cache. */
+static void __hc_node_cache_del(struct hc_cache_set *c,
+				struct hc_btree_node *n)
 {
-	lockdep_assert_held(&c->node_cache_lock);
-	lockdep_assert_held_write(&c->meta_lock);
 	hlist_del_init_rcu(&n->hash);
 	list_del_init(&n->lru);
 	list_del_init(&n->dirty);
 	c->nr_nodes--;
+}
+
+static void hc_node_cache_del(struct hc_cache_set *c, struct hc_btree_node *n)
+{
+	lockdep_assert_held(&c->node_cache_lock);
+	lockdep_assert_held_write(&c->meta_lock);
+	__hc_node_cache_del(c, n);
 }
 
 /* The cached node in @bucket, or NULL. meta_lock held (either way). */
@@ -273,43 +280,25 @@ static struct hc_btree_node *hc_node_cache_find(struct hc_cache_set *c,
 }
 
 /*
- * Leaves used since the last eviction (@used, set by lookups without
- * node_cache_lock) move to the tail of the LRU, in the order they had
- * (a second chance), and lose the mark. Before the shrinker's batch.
+ * Take up to @nr clean leaves out of the node cache, least recently used
+ * first, onto @out (by their lru). Return: how many. node_cache_lock
+ * held, and meta_lock for writing, so that no lookup holds a leaf.
+ *
+ * A clock: a leaf marked used (lookups mark it without node_cache_lock)
+ * moves to the tail, unmarked, and is reached again only after every
+ * other. One pass; each leaf is passed at most twice.
  */
-static void hc_node_lru_age(struct hc_cache_set *c)
+static unsigned long hc_node_evict(struct hc_cache_set *c, unsigned long nr,
+				   struct list_head *out)
 {
 	struct hc_btree_node *n, *tmp;
-	LIST_HEAD(used);
+	unsigned long taken = 0;
 
 	lockdep_assert_held(&c->node_cache_lock);
 	lockdep_assert_held_write(&c->meta_lock);
 	list_for_each_entry_safe(n, tmp, &c->node_lru, lru) {
-		if (n->used) {
-			n->used = false;
-			list_move_tail(&n->lru, &used);
-		}
-	}
-	list_splice_tail(&used, &c->node_lru);
-}
-
-/*
- * Take the least recently used clean leaf out of the node cache, for the
- * reserve: NULL if there is none. node_cache_lock held, and meta_lock for
- * writing, so that no lookup holds the leaf.
- */
-static struct hc_btree_node *hc_node_evict_one(struct hc_cache_set *c)
-{
-	struct hc_btree_node *n, *tmp;
-
-	lockdep_assert_held(&c->node_cache_lock);
-	lockdep_assert_held_write(&c->meta_lock);
-	/*
-	 * A clock: a leaf used since it was last passed moves to the tail,
-	 * unmarked, and is reached again only after every other. Each leaf
-	 * is passed at most twice.
-	 */
-	list_for_each_entry_safe(n, tmp, &c->node_lru, lru) {
+		if (taken >= nr)
+			break;
 		if (n->used) {
 			n->used = false;
 			list_move_tail(&n->lru, &c->node_lru);
@@ -318,9 +307,23 @@ static struct hc_btree_node *hc_node_evict_one(struct hc_cache_set *c)
 		if (n == c->root || n->pending.nr)
 			continue;
 		hc_node_cache_del(c, n);
-		return n;
+		list_add_tail(&n->lru, out);
+		taken++;
 	}
-	return NULL;
+	return taken;
+}
+
+/* One clean leaf out of the node cache, for the reserve; NULL if none. */
+static struct hc_btree_node *hc_node_evict_one(struct hc_cache_set *c)
+{
+	struct hc_btree_node *n;
+	LIST_HEAD(out);
+
+	if (!hc_node_evict(c, 1, &out))
+		return NULL;
+	n = list_first_entry(&out, struct hc_btree_node, lru);
+	list_del_init(&n->lru);
+	return n;
 }
 
 /**
@@ -424,10 +427,7 @@ void hc_btree_exit(struct hc_cache_set *c)
 		for (i = 0; i < 1U << c->node_hash_bits; i++)
 			hlist_for_each_entry_safe(n, tmp, &c->node_hash[i],
 						  hash) {
-				hlist_del_init(&n->hash);
-				list_del_init(&n->lru);
-				list_del_init(&n->dirty);
-				c->nr_nodes--;
+				__hc_node_cache_del(c, n);
 				hc_node_release(n);
 			}
 		mutex_unlock(&c->node_cache_lock);
@@ -1874,7 +1874,8 @@ static unsigned long hc_btree_shrink_scan(struct shrinker *s,
 {
 	struct hc_cache_set *c = hc_shrinker_priv(s);
 	struct hc_btree_node *n, *tmp;
-	unsigned long freed = 0;
+	unsigned long freed;
+	LIST_HEAD(out);
 
 	if (!down_write_trylock(&c->meta_lock))
 		return SHRINK_STOP;
@@ -1883,15 +1884,10 @@ static unsigned long hc_btree_shrink_scan(struct shrinker *s,
 		up_write(&c->meta_lock);
 		return SHRINK_STOP;
 	}
-	hc_node_lru_age(c);
-	list_for_each_entry_safe(n, tmp, &c->node_lru, lru) {
-		if (freed >= sc->nr_to_scan)
-			break;
-		if (n == c->root || n->pending.nr)
-			continue;
-		hc_node_cache_del(c, n);
+	freed = hc_node_evict(c, sc->nr_to_scan, &out);
+	list_for_each_entry_safe(n, tmp, &out, lru) {
+		list_del_init(&n->lru);
 		hc_node_free(c, n);
-		freed++;
 	}
 	mutex_unlock(&c->node_cache_lock);
 	up_write(&c->meta_lock);

@@ -63,9 +63,9 @@ struct hc_pos {
  *	from with both, meta_lock held for writing
  * @lru: on the set's node LRU; leaves only (interior nodes stay cached);
  *	on a node reserve's list while free
- * @used: a lookup found this leaf since the last eviction pass (set
+ * @used: a lookup found this leaf since an eviction last passed it (set
  *	under meta_lock for reading, without node_cache_lock; an eviction
- *	moves it to the LRU's tail and clears it)
+ *	that passes it moves it to the LRU's tail and clears it)
  * @dirty: on the set's dirty_nodes while @pending holds keys (meta_lock)
  * @parent: the parent node, NULL for the root; interior nodes are never
  *	evicted, so this stays valid while the node is cached

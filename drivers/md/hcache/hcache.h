@@ -829,8 +829,8 @@ enum hc_fail_reason {
  *	(RCU lists: a reader may add a node meanwhile), removed from only
  *	with @meta_lock held for writing too (struct hc_btree_node.hash)
  * @node_hash_bits: @node_hash has 1 << @node_hash_bits heads
- * @node_lru: cached leaves, least recently used first as of the last
- *	eviction pass (leaves used since are marked, hc_btree_node.used)
+ * @node_lru: cached leaves, least recently used first as evictions last
+ *	passed them (leaves used since are marked, hc_btree_node.used)
  * @nr_nodes: nodes cached
  * @dirty_nodes: nodes with keys not yet on disk (hc_btree_node.dirty),
  *	for hc_btree_flush() and the journal's oldest pin; @meta_lock
