@@ -116,23 +116,33 @@ def print_shares(by_module, by_func, total, per_io=None):
         print(f'{100.0 * n / total:6.2f}%{extra}  {name}')
 
 
-def report(out, kallsyms):
-    addrs, syms = load_symbols(kallsyms)
+def tally(items):
+    """Sum (function, module, weight) items per function and per module."""
     by_func = collections.Counter()
     by_module = collections.Counter()
     total = 0
-    with open(out) as f:
+    for key, module, n in items:
+        by_func[key] += n
+        by_module[module] += n
+        total += n
+    return by_func, by_module, total
+
+
+def report(out, kallsyms):
+    addrs, syms = load_symbols(kallsyms)
+
+    def samples(f):
         for line in f:
             rip, cpl, hlt = line.split()
-            total += 1
             if hlt == '1':
-                key, module = '(halted: idle)', '(idle)'
+                yield '(halted: idle)', '(idle)', 1
             elif cpl != '0':
-                key, module = '(user mode)', '(user)'
+                yield '(user mode)', '(user)', 1
             else:
-                key, module = kernel_name(addrs, syms, int(rip, 16))
-            by_func[key] += 1
-            by_module[module] += 1
+                yield (*kernel_name(addrs, syms, int(rip, 16)), 1)
+
+    with open(out) as f:
+        by_func, by_module, total = tally(samples(f))
     if not total:
         sys.exit('rip-sample: no samples')
     print(f'{total} samples')
@@ -141,20 +151,18 @@ def report(out, kallsyms):
 
 def insns(counts, kallsyms, ios=None):
     addrs, syms = load_symbols(kallsyms)
-    by_func = collections.Counter()
-    by_module = collections.Counter()
-    total = 0
-    with open(counts) as f:
+
+    def blocks(f):
         for line in f:
             rip, n = line.split()
             rip, n = int(rip, 16), int(n)
-            total += n
             if rip < 0xffff800000000000:
-                key, module = '(user mode)', '(user)'
+                yield '(user mode)', '(user)', n
             else:
-                key, module = kernel_name(addrs, syms, rip)
-            by_func[key] += n
-            by_module[module] += n
+                yield (*kernel_name(addrs, syms, rip), n)
+
+    with open(counts) as f:
+        by_func, by_module, total = tally(blocks(f))
     if not total:
         sys.exit('rip-sample: no instructions counted')
     per_io = float(ios) if ios and float(ios) > 0 else None
