@@ -52,6 +52,18 @@ static void label_str(const struct hc_sb_disk *d, char *buf)
 	buf[HC_LABEL_SIZE] = '\0';
 }
 
+/* A cache's csum_type by name; "unknown (N)" for a value not known. */
+static void csum_type_str(const struct hc_sb_disk *d, char *buf, size_t len)
+{
+	u32 type = le32_to_cpu(d->cache.csum_type);
+	const char *name = hc_csum_name(type);
+
+	if (strcmp(name, "unknown"))
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "unknown (%u)", type);
+}
+
 /* The settings the superblock keeps (HC_FEAT_COMPAT_TUNABLES): their bits. */
 static u32 hc_sb_tunables(const struct hc_sb_disk *d, u32 kind)
 {
@@ -70,11 +82,12 @@ static void show_text(const struct hc_show *s)
 	u32 kind = le32_to_cpu(d->kind), tune;
 	u64 flags = le64_to_cpu(d->flags);
 	u32 csum = le32_to_cpu(d->csum);
-	char dev[37], set[37], label[HC_LABEL_SIZE + 1];
+	char dev[37], set[37], label[HC_LABEL_SIZE + 1], csum_type[24];
 
 	hc_uuid_str(d->dev_uuid, dev);
 	hc_uuid_str(d->set_uuid, set);
 	label_str(d, label);
+	csum_type_str(d, csum_type, sizeof(csum_type));
 	tune = hc_sb_tunables(d, kind);
 
 	printf("device\t\t\t%s\n", s->path);
@@ -88,11 +101,13 @@ static void show_text(const struct hc_show *s)
 	printf("sb.compat\t\t0x%016llx\n", le64_to_cpu(d->compat));
 	printf("sb.ro_compat\t\t0x%016llx%s\n", le64_to_cpu(d->ro_compat),
 	       s->read_only ? " [unknown bits: read only]" : "");
-	printf("sb.incompat\t\t0x%016llx%s%s\n", le64_to_cpu(d->incompat),
+	printf("sb.incompat\t\t0x%016llx%s%s%s\n", le64_to_cpu(d->incompat),
 	       le64_to_cpu(d->incompat) & HC_FEAT_INCOMPAT_RETIRED_DRAFT ?
 	       " [retired-draft]" : "",
 	       le64_to_cpu(d->incompat) & HC_FEAT_INCOMPAT_EMPTY_MARKS ?
-	       " [empty-marks]" : "");
+	       " [empty-marks]" : "",
+	       le64_to_cpu(d->incompat) & HC_FEAT_INCOMPAT_DATA_CSUM ?
+	       " [data-csum]" : "");
 	printf("sb.seq\t\t\t%llu\n", le64_to_cpu(d->seq));
 	printf("sb.sector\t\t%llu\n", le64_to_cpu(d->sb_sector));
 	printf("sb.kind\t\t\t%u [%s]\n", kind, hc_kind_name(kind));
@@ -112,6 +127,11 @@ static void show_text(const struct hc_show *s)
 		       le64_to_cpu(d->cache.journal_start));
 		printf("cache.journal_buckets\t%u\n",
 		       le32_to_cpu(d->cache.journal_buckets));
+		printf("cache.csum_type\t\t%s\n", csum_type);
+		printf("cache.csum_start\t%llu\n",
+		       le64_to_cpu(d->cache.csum_start));
+		printf("cache.csum_buckets\t%u\n",
+		       le32_to_cpu(d->cache.csum_buckets));
 		printf("cache.replacement\t%s\n",
 		       hc_repl_name(flags & HC_CACHE_REPL_MASK));
 		printf("cache.discard\t\t%s\n",
@@ -186,10 +206,12 @@ static void show_json(const struct hc_show *s)
 	u32 kind = le32_to_cpu(d->kind), tune;
 	u64 flags = le64_to_cpu(d->flags);
 	char dev[37], set[37], label[HC_LABEL_SIZE + 1], buf[16];
+	char csum_type[24];
 
 	hc_uuid_str(d->dev_uuid, dev);
 	hc_uuid_str(d->set_uuid, set);
 	label_str(d, label);
+	csum_type_str(d, csum_type, sizeof(csum_type));
 	tune = hc_sb_tunables(d, kind);
 
 	printf("{\n");
@@ -223,6 +245,10 @@ static void show_json(const struct hc_show *s)
 			 true);
 		json_u64("journal_buckets",
 			 le32_to_cpu(d->cache.journal_buckets), true);
+		json_str("csum_type", csum_type, true);
+		json_u64("csum_start", le64_to_cpu(d->cache.csum_start), true);
+		json_u64("csum_buckets", le32_to_cpu(d->cache.csum_buckets),
+			 true);
 		json_str("replacement", hc_repl_name(flags & HC_CACHE_REPL_MASK),
 			 true);
 		json_bool("discard", flags & HC_CACHE_DISCARD, true);

@@ -18,10 +18,12 @@
 #include <linux/fs.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include <blkid/blkid.h>
 #include <uuid/uuid.h>
 
+#include "csum_table.h"
 #include "dev.h"
 #include "util.h"
 
@@ -39,6 +41,15 @@ enum {
 
 #define HC_MAX_DEVS	64
 
+/*
+ * What a cache device gets without --checksum: HC_CSUM_NONE until the
+ * module keeps the checksum table (issue #32), then HC_CSUM_CRC32C.
+ */
+#define HC_CSUM_DEFAULT	HC_CSUM_NONE
+
+/* Checksum table blocks per write: both slots of each, 1 MiB in all. */
+#define HC_CSUM_WRITE_BLOCKS	128U
+
 struct hc_opts {
 	u32	bucket_size;
 	u32	block_size;		/* 0: largest logical block size */
@@ -46,6 +57,8 @@ struct hc_opts {
 	bool	writeback;
 	bool	discard;
 	u32	replacement;
+	u32	csum_type;		/* HC_CSUM_* */
+	bool	csum_given;
 	const char *label;
 	u8	set_uuid[HC_UUID_SIZE];
 	bool	set_uuid_given;
@@ -79,6 +92,8 @@ static void usage(FILE *f)
 "      --writeback          backing devices start in writeback mode\n"
 "      --discard            discard cache buckets before reuse\n"
 "      --cache-replacement-policy lru|fifo|random   (default lru)\n"
+"      --checksum TYPE      crc32c or none: a checksum of every 4 KiB of the\n"
+"                           cache device, kept in a table on it (default %s)\n"
 "  -L, --label LABEL        label of up to 31 bytes\n"
 "  -u, --cset-uuid UUID     cache set uuid (default: random)\n"
 "      --wipe-hcache        overwrite an existing hcache or bcache superblock\n"
@@ -91,7 +106,7 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 ok, 1 usage, 2 I/O error, 3 existing signature refused,\n"
 "4 device busy, 5 device too small, 6 unsupported device.\n",
-		hc_prog);
+		hc_prog, hc_csum_name(HC_CSUM_DEFAULT));
 }
 
 static int parse_pow2_size(const char *arg, const char *what, u64 min, u64 max,
@@ -296,24 +311,47 @@ static void fill_common(struct hc_target *t, const struct hc_opts *o,
 	sb->block_size = block_size;
 }
 
+/*
+ * The smallest valid cache: hc_cache_min_buckets(), and with a checksum
+ * table the smallest n that still leaves HC_MIN_BUCKETS for data beside
+ * the superblock, the smallest journal and hc_csum_table_buckets(n). The
+ * table grows by about 0.2% of n, so a few steps at most.
+ */
+static u64 cache_min_buckets(u32 bucket_size, bool csum)
+{
+	u64 n = hc_cache_min_buckets(bucket_size);
+	u64 fixed = hc_cache_first_bucket(bucket_size) + HC_JOURNAL_MIN;
+
+	while (csum && n - fixed < HC_MIN_BUCKETS +
+				   hc_csum_table_buckets(n, bucket_size))
+		n++;
+	return n;
+}
+
 static int build_cache(struct hc_target *t, const struct hc_opts *o)
 {
 	struct hc_sb_cache *c = &t->sb.cache;
+	bool csum = o->csum_type != HC_CSUM_NONE;
 	u64 nbuckets, min, max, journal;
-	char have[32], need[32], bucket[32];
+	char have[32], need[32], bucket[32], table[64] = "";
 
 	nbuckets = t->info.size / o->bucket_size;
-	min = hc_cache_min_buckets(o->bucket_size);
+	min = cache_min_buckets(o->bucket_size, csum);
 	if (nbuckets < min) {
 		hc_human_size(t->info.size, have, sizeof(have));
 		hc_human_size(min * o->bucket_size, need, sizeof(need));
 		hc_human_size(o->bucket_size, bucket, sizeof(bucket));
-		hc_warn("%s: too small for a cache device: %llu bytes (%s); the minimum size with %s buckets is %llu bytes (%s): %llu buckets, %llu for the superblock, %u for the journal and %u for data",
+		if (csum)
+			snprintf(table, sizeof(table),
+				 ", %llu for the checksum table",
+				 (unsigned long long)
+				 hc_csum_table_buckets(min, o->bucket_size));
+		hc_warn("%s: too small for a cache device: %llu bytes (%s); the minimum size with %s buckets is %llu bytes (%s): %llu buckets, %llu for the superblock, %u for the journal%s and %u for data",
 			t->path, (unsigned long long)t->info.size, have,
 			bucket, (unsigned long long)(min * o->bucket_size),
 			need, (unsigned long long)min,
 			(unsigned long long)hc_cache_first_bucket(o->bucket_size),
-			HC_JOURNAL_MIN, HC_MIN_BUCKETS);
+			HC_JOURNAL_MIN, table, HC_MIN_BUCKETS);
 		return EX_TOO_SMALL;
 	}
 	/* Pointers address 2^48 sectors; ignore any space past that. */
@@ -337,6 +375,25 @@ static int build_cache(struct hc_target *t, const struct hc_opts *o)
 	c->discard = o->discard;
 	/* Nothing to replay on a fresh cache. */
 	c->clean = true;
+	/*
+	 * The checksum table right after the journal. A table too large
+	 * for csum_buckets (from about 16 PiB of 8 KiB buckets) is caught by
+	 * hc_sb_decode() as a size mismatch.
+	 */
+	if (csum) {
+		/* write_csum_table() maps a checksum per chunk. */
+		if (hc_csum_table_chunks(nbuckets, o->bucket_size) >
+		    SIZE_MAX / sizeof(u32)) {
+			hc_warn("%s: too large for a checksum table on this system (%zu-bit)",
+				t->path, sizeof(size_t) * 8);
+			return EX_UNSUPPORTED;
+		}
+		t->sb.incompat |= HC_FEAT_INCOMPAT_DATA_CSUM;
+		c->csum_type = o->csum_type;
+		c->csum_start = c->journal_start + c->journal_buckets;
+		c->csum_buckets = hc_csum_table_buckets(nbuckets,
+							o->bucket_size);
+	}
 	return EX_OK;
 }
 
@@ -415,6 +472,96 @@ static int zero_range(const struct hc_target *t, u64 offset, u64 len)
 	return write_zeroes(t->fd, offset, len);
 }
 
+/* pwrite() all of @len bytes; 0, or -1 with errno set. */
+static int write_all(int fd, const void *buf, size_t len, u64 offset)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, offset);
+
+		if (w < 0)
+			return -1;
+		if (!w) {
+			errno = EIO;
+			return -1;
+		}
+		p += w;
+		offset += w;
+		len -= w;
+	}
+	return 0;
+}
+
+/*
+ * The checksum table of a fresh cache: slot 0 of every block holds a
+ * valid copy of seq 0 whose checksums are all 0 (no chunk holds data
+ * yet); slot 1 of every block and the rest of the table's last bucket are
+ * zero, which reads as never written. Both slots of HC_CSUM_WRITE_BLOCKS
+ * blocks go in one write: one pwrite() per 4 KiB slot takes a 1 TiB cache
+ * 264,000 system calls and as many scattered 4 KiB I/Os.
+ */
+static int write_csum_table(const struct hc_target *t)
+{
+	const struct hc_sb_cache *c = &t->sb.cache;
+	u64 chunks = hc_csum_table_chunks(c->nbuckets, c->bucket_size);
+	u64 blocks = hc_csum_table_blocks(chunks);
+	u64 start = c->csum_start * c->bucket_size;
+	u64 set_magic = hc_set_magic(t->sb.set_uuid);
+	size_t zero_len = chunks * sizeof(u32);
+	size_t batch = 2 * HC_CSUM_WRITE_BLOCKS * HC_CSUM_BLOCK_BYTES;
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct hc_csum_block_disk *d;
+	const u32 *zero;
+	u8 *buf;
+	u64 b, i, n, lo, hi, end;
+	int ret = -1;
+
+	/*
+	 * hc_csum_block_encode() takes the checksums of every chunk of the
+	 * device, here all 0: a read-only anonymous mapping, whose pages
+	 * each batch drops again once read (not every kernel maps the
+	 * shared zero page there), so that memory stays at a batch's
+	 * worth, not 1 MiB per GiB of cache.
+	 */
+	zero = mmap(NULL, zero_len, PROT_READ,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (zero == MAP_FAILED)
+		return -1;
+	/* Slot 1 of each block stays as calloc() left it: zero. */
+	buf = calloc(1, batch);
+	if (!buf)
+		goto out_unmap;
+	for (b = 0; b < blocks; b += n) {
+		n = blocks - b < HC_CSUM_WRITE_BLOCKS ? blocks - b :
+							HC_CSUM_WRITE_BLOCKS;
+		for (i = 0; i < n; i++) {
+			d = (struct hc_csum_block_disk *)
+			    (buf + hc_csum_slot_byte(i, 0));
+			hc_csum_block_encode(set_magic, b + i, 0, zero, chunks,
+					     d);
+		}
+		lo = b * HC_CSUM_PER_BLOCK * sizeof(u32) / page * page;
+		hi = (b + n) * HC_CSUM_PER_BLOCK * sizeof(u32);
+		madvise((char *)zero + lo, (hi < zero_len ? hi : zero_len) - lo,
+			MADV_DONTNEED);
+		if (write_all(t->fd, buf, hc_csum_slot_byte(n, 0),
+			      start + hc_csum_slot_byte(b, 0)))
+			goto out_free;
+	}
+	end = (u64)c->csum_buckets * c->bucket_size;
+	if (end > hc_csum_slot_byte(blocks, 0) &&
+	    zero_range(t, start + hc_csum_slot_byte(blocks, 0),
+		       end - hc_csum_slot_byte(blocks, 0)))
+		goto out_free;
+	ret = 0;
+out_free:
+	free(buf);
+out_unmap:
+	munmap((void *)zero, zero_len);
+	return ret;
+}
+
 /* Erase every signature libblkid finds, e.g. a GPT backup at the end. */
 static int wipe_signatures(struct hc_target *t)
 {
@@ -462,6 +609,17 @@ static int write_target(struct hc_target *t)
 	    zero_range(t, c->journal_start * c->bucket_size,
 		       (u64)c->journal_buckets * c->bucket_size))
 		goto io_err;
+	if (t->kind == HC_KIND_CACHE &&
+	    (t->sb.incompat & HC_FEAT_INCOMPAT_DATA_CSUM) &&
+	    write_csum_table(t))
+		goto io_err;
+	/*
+	 * What the superblock points at is on the device before the
+	 * superblock is: a power cut in between leaves no superblock, not
+	 * one that names a stale journal or a half-written table.
+	 */
+	if (fsync(t->fd))
+		goto io_err;
 
 	hc_sb_encode(&t->sb, &d);
 	if (pwrite(t->fd, &d, sizeof(d), HC_SB_OFFSET) != (ssize_t)sizeof(d))
@@ -490,6 +648,13 @@ static void print_target(const struct hc_target *t)
 		printf("  buckets:         %llu\n",
 		       (unsigned long long)sb->cache.nbuckets);
 		printf("  journal buckets: %u\n", sb->cache.journal_buckets);
+		if (sb->incompat & HC_FEAT_INCOMPAT_DATA_CSUM)
+			printf("  checksum:        %s, %u-bucket table at bucket %llu\n",
+			       hc_csum_name(sb->cache.csum_type),
+			       sb->cache.csum_buckets,
+			       (unsigned long long)sb->cache.csum_start);
+		else
+			printf("  checksum:        none\n");
 	} else {
 		printf("  data offset:     %llu sectors\n",
 		       (unsigned long long)sb->backing.data_offset);
@@ -504,6 +669,7 @@ enum {
 	OPT_REPL,
 	OPT_WIPE_HCACHE,
 	OPT_DISCARD_DIRTY,
+	OPT_CSUM,
 };
 
 static const struct option long_opts[] = {
@@ -515,6 +681,7 @@ static const struct option long_opts[] = {
 	{ "writeback",			no_argument,	   NULL, OPT_WRITEBACK },
 	{ "discard",			no_argument,	   NULL, OPT_DISCARD },
 	{ "cache-replacement-policy",	required_argument, NULL, OPT_REPL },
+	{ "checksum",			required_argument, NULL, OPT_CSUM },
 	{ "label",			required_argument, NULL, 'L' },
 	{ "cset-uuid",			required_argument, NULL, 'u' },
 	{ "wipe-hcache",		no_argument,	   NULL, OPT_WIPE_HCACHE },
@@ -600,6 +767,18 @@ static int parse_args(int argc, char **argv, struct hc_opts *o,
 				return EX_USAGE;
 			}
 			break;
+		case OPT_CSUM:
+			if (!strcmp(optarg, "crc32c")) {
+				o->csum_type = HC_CSUM_CRC32C;
+			} else if (!strcmp(optarg, "none")) {
+				o->csum_type = HC_CSUM_NONE;
+			} else {
+				hc_warn("bad checksum '%s': expected crc32c or none",
+					optarg);
+				return EX_USAGE;
+			}
+			o->csum_given = true;
+			break;
 		case 'L': {
 			const char *why = hc_label_check(optarg,
 							 strlen(optarg));
@@ -663,6 +842,7 @@ int main(int argc, char **argv)
 	struct hc_opts o = {
 		.bucket_size = HC_BUCKET_DEFAULT,
 		.replacement = HC_REPL_LRU,
+		.csum_type = HC_CSUM_DEFAULT,
 	};
 	unsigned int nr = 0, i, ncache = 0;
 	u8 set_uuid[HC_UUID_SIZE];
@@ -678,6 +858,11 @@ int main(int argc, char **argv)
 	if (!nr) {
 		hc_warn("no device given");
 		usage(stderr);
+		return EX_USAGE;
+	}
+	/* The table is the cache device's; backing devices have none. */
+	if (o.csum_given && !ncache) {
+		hc_warn("--checksum applies to a cache device (-C); backing devices have no checksum table");
 		return EX_USAGE;
 	}
 

@@ -6,8 +6,10 @@
  * superblock, the sorted set (bset.c, whose accepted inputs also drive
  * inserts, compare-and-swap inserts and a merge), the journal entry
  * (jset.c), the gen/prio set (pset.c; the bucket is the input rounded down
- * to 8 bytes, at least 64) and the backing-device table (bdev_table.c,
- * whose accepted tables also drive attaches and detaches).
+ * to 8 bytes, at least 64), the backing-device table (bdev_table.c,
+ * whose accepted tables also drive attaches and detaches) and the
+ * checksum table's block (csum_table.c; the input's first 4 KiB, zero
+ * past its end).
  *
  * A parser must not crash, read out of bounds or hit undefined behaviour
  * on any input, and whatever it accepts must survive an encode/decode
@@ -19,6 +21,7 @@
 
 #include "bdev_table.h"
 #include "bset.h"
+#include "csum_table.h"
 #include "jset.h"
 #include "pset.h"
 #include "sb.h"
@@ -31,6 +34,12 @@
 #define FUZZ_CACHE_SECTORS	(1ULL << 32)
 #define FUZZ_MAX_KEYS		(8192 / 24 + 1)
 #define FUZZ_NBUCKETS		(1ULL << 20)
+/*
+ * Chunks of the device the checksum blocks are decoded for: blocks 0-4
+ * full, block 5 holding 500 chunks, blocks from 6 on none.
+ */
+#define FUZZ_CSUM_CHUNKS	(5ULL * HC_CSUM_PER_BLOCK + 500)
+#define FUZZ_CSUM_BLOCKS	6U
 
 static void fuzz_fail(const char *what)
 {
@@ -56,7 +65,10 @@ static void sb_check_equal(const struct hc_sb *a, const struct hc_sb *b)
 	     a->cache.journal_buckets != b->cache.journal_buckets ||
 	     a->cache.replacement != b->cache.replacement ||
 	     a->cache.discard != b->cache.discard ||
-	     a->cache.clean != b->cache.clean))
+	     a->cache.clean != b->cache.clean ||
+	     a->cache.csum_type != b->cache.csum_type ||
+	     a->cache.csum_start != b->cache.csum_start ||
+	     a->cache.csum_buckets != b->cache.csum_buckets))
 		fuzz_fail("cache fields changed in a round trip");
 	if (a->kind == HC_KIND_BACKING &&
 	    (a->backing.data_offset != b->backing.data_offset ||
@@ -123,7 +135,7 @@ static bool key_arrays_equal(const struct hc_key *a, const struct hc_key *b,
 
 		if (x->end != y->end || x->ptr != y->ptr ||
 		    x->bdev_id != y->bdev_id || x->size != y->size ||
-		    x->data_csum != y->data_csum || x->nr_ptrs != y->nr_ptrs ||
+		    x->nr_ptrs != y->nr_ptrs ||
 		    x->flags != y->flags)
 			return false;
 	}
@@ -595,12 +607,107 @@ out:
 	free(buf2);
 }
 
+/* ---- Checksum table blocks ----------------------------------------------- */
+
+#define FUZZ_CSUM_FILL		0xa5a5a5a5U
+#define FUZZ_CSUM_ENTRIES	(FUZZ_CSUM_BLOCKS * HC_CSUM_PER_BLOCK)
+
+/*
+ * Decode @d as block @block, into @crc (FUZZ_CSUM_ENTRIES of them, filled
+ * with FUZZ_CSUM_FILL first): the errno and the error string agree; an
+ * error leaves @crc and @seq alone; an accepted block is one of the
+ * device's, and changes @crc where its chunks are, to its values.
+ */
+static int csum_block_decode(const struct hc_csum_block_disk *d, u64 block,
+			     u32 *crc, u64 *seq)
+{
+	const char *err = "not set";
+	u32 i, lo, nr, want;
+	int ret;
+
+	for (i = 0; i < FUZZ_CSUM_ENTRIES; i++)
+		crc[i] = FUZZ_CSUM_FILL;
+	*seq = ~0ULL;
+	ret = hc_csum_block_decode(d, FUZZ_SET_MAGIC, block, FUZZ_CSUM_CHUNKS,
+				   seq, crc, &err);
+	if (ret != 0 && ret != -ENODATA && ret != -EBADMSG && ret != -EUCLEAN)
+		fuzz_fail("checksum block: unexpected errno");
+	if (!ret != !err)
+		fuzz_fail("checksum block: return value and error string disagree");
+	if (err && !*err)
+		fuzz_fail("checksum block: empty error string");
+	if (ret) {
+		for (i = 0; i < FUZZ_CSUM_ENTRIES; i++)
+			if (crc[i] != FUZZ_CSUM_FILL)
+				fuzz_fail("checksum block: checksums handed out after an error");
+		if (*seq != ~0ULL)
+			fuzz_fail("checksum block: seq set after an error");
+		return ret;
+	}
+	if (block >= FUZZ_CSUM_BLOCKS || *seq != le64_to_cpu(d->seq) ||
+	    le64_to_cpu(d->block) != block ||
+	    le32_to_cpu(d->nr) != HC_CSUM_PER_BLOCK)
+		fuzz_fail("checksum block: accepted a block that breaks a rule");
+	lo = block * HC_CSUM_PER_BLOCK;
+	nr = block == FUZZ_CSUM_BLOCKS - 1 ?
+	     FUZZ_CSUM_CHUNKS % HC_CSUM_PER_BLOCK : HC_CSUM_PER_BLOCK;
+	for (i = 0; i < FUZZ_CSUM_ENTRIES; i++) {
+		want = i >= lo && i < lo + nr ? le32_to_cpu(d->crc[i - lo]) :
+						FUZZ_CSUM_FILL;
+		if (crc[i] != want)
+			fuzz_fail("checksum block: wrong checksums handed out");
+	}
+	for (i = nr; i < HC_CSUM_PER_BLOCK; i++)
+		if (d->crc[i])
+			fuzz_fail("checksum block: accepted a checksum past the device's end");
+	return 0;
+}
+
+static void fuzz_csum_block(const u8 *data, size_t size)
+{
+	static struct hc_csum_block_disk d, d2;
+	static u32 crc[FUZZ_CSUM_BLOCKS * HC_CSUM_PER_BLOCK];
+	u64 block, seq;
+
+	memset(&d, 0, sizeof(d));
+	memcpy(&d, data, size < sizeof(d) ? size : sizeof(d));
+
+	/* As read from disk, as block 0. */
+	csum_block_decode(&d, 0, crc, &seq);
+
+	/*
+	 * With magic and checksum fixed, as the block it names, so the
+	 * rules behind them are reached: mostly a block of the table or one
+	 * past it, and a wild number when the name's top bit is set (a
+	 * number that wrapped around when multiplied by HC_CSUM_PER_BLOCK
+	 * was once taken for a small one).
+	 */
+	block = le64_to_cpu(d.block);
+	if (!(block >> 63))
+		block %= FUZZ_CSUM_BLOCKS + 1;
+	d.block = cpu_to_le64(block);
+	d.magic = cpu_to_le64(FUZZ_SET_MAGIC ^ HC_CSUM_MAGIC);
+	d.csum = cpu_to_le32(hc_csum_block_csum(&d));
+	if (csum_block_decode(&d, block, crc, &seq))
+		return;
+	if (csum_block_decode(&d, block + 1, crc, &seq) != -EUCLEAN)
+		fuzz_fail("checksum block: accepted as another block");
+
+	/* Accepted: every byte is its fields', so it encodes the same. */
+	csum_block_decode(&d, block, crc, &seq);
+	hc_csum_block_encode(FUZZ_SET_MAGIC, block, seq, crc,
+			     FUZZ_CSUM_CHUNKS, &d2);
+	if (memcmp(&d, &d2, sizeof(d)))
+		fuzz_fail("checksum block: re-encoded bytes differ");
+}
+
 static void (*const fuzz_targets[])(const u8 *data, size_t size) = {
 	fuzz_sb,
 	fuzz_bset,
 	fuzz_jset,
 	fuzz_pset,
 	fuzz_bdev_table,
+	fuzz_csum_block,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

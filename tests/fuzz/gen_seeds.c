@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gen_seeds DIR: write valid encoded superblocks (cache and backing, a few
- * shapes each), sorted sets, journal entries, gen/prio sets and
- * backing-device tables into DIR as the fuzzer's seed corpus. Each seed is
- * checked by its decoder first.
+ * shapes each), sorted sets, journal entries, gen/prio sets,
+ * backing-device tables and checksum table blocks into DIR as the
+ * fuzzer's seed corpus. Each seed is checked by its decoder first.
  */
 
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include "bdev_table.h"
 #include "bset.h"
+#include "csum_table.h"
 #include "jset.h"
 #include "pset.h"
 #include "sb.h"
@@ -19,6 +20,8 @@
 #define FUZZ_SET_MAGIC		0x5eed5eedf00df00dULL
 #define FUZZ_CACHE_SECTORS	(1ULL << 32)
 #define FUZZ_NBUCKETS		(1ULL << 20)
+#define FUZZ_CSUM_CHUNKS	(5ULL * HC_CSUM_PER_BLOCK + 500)
+#define FUZZ_CSUM_BLOCKS	6U
 
 static int write_file(const char *dir, const char *name, const void *buf,
 		      size_t bytes)
@@ -84,8 +87,7 @@ static int write_bset_seeds(const char *dir)
 		{ .end = 120, .bdev_id = 1, .size = 20 },
 		{ .end = 200, .bdev_id = 1, .size = 70, .nr_ptrs = 1,
 		  .ptr = (3ULL << HC_PTR_GEN_SHIFT) | 9000,
-		  .flags = HC_KEY_DIRTY | HC_KEY_DATA_CSUM,
-		  .data_csum = 0xabcd },
+		  .flags = HC_KEY_DIRTY },
 		{ .end = 64, .bdev_id = 2, .size = 8, .nr_ptrs = 1,
 		  .ptr = (255ULL << HC_PTR_GEN_SHIFT) | 128,
 		  .flags = HC_KEY_DIRTY },
@@ -132,8 +134,7 @@ static int write_jset_seeds(const char *dir)
 		{ .end = 120, .bdev_id = 1, .size = 70 },
 		{ .end = 200, .bdev_id = 1, .size = 150, .nr_ptrs = 1,
 		  .ptr = (3ULL << HC_PTR_GEN_SHIFT) | 9000,
-		  .flags = HC_KEY_DIRTY | HC_KEY_DATA_CSUM,
-		  .data_csum = 0xabcd },
+		  .flags = HC_KEY_DIRTY },
 	};
 	struct hc_jset_info info = {
 		.seq = 1000, .last_seq = 990,
@@ -236,6 +237,40 @@ static int write_bdev_table_seeds(const char *dir)
 	return ret;
 }
 
+/* ---- Checksum table blocks ----------------------------------------------- */
+
+static int write_csum_block_seed(const char *dir, const char *name, u64 block,
+				 u64 seq, const u32 *crc)
+{
+	static struct hc_csum_block_disk d;
+	const char *err = NULL;
+	u64 check;
+
+	hc_csum_block_encode(FUZZ_SET_MAGIC, block, seq, crc, FUZZ_CSUM_CHUNKS,
+			     &d);
+	if (hc_csum_block_decode(&d, FUZZ_SET_MAGIC, block, FUZZ_CSUM_CHUNKS,
+				 &check, NULL, &err) || check != seq) {
+		fprintf(stderr, "gen_seeds: %s: invalid seed: %s\n", name, err);
+		return -1;
+	}
+	return write_file(dir, name, &d, sizeof(d));
+}
+
+static int write_csum_block_seeds(const char *dir)
+{
+	static u32 crc[FUZZ_CSUM_BLOCKS * HC_CSUM_PER_BLOCK];
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < FUZZ_CSUM_CHUNKS; i++)
+		crc[i] = i * 0x9e3779b9U;
+	/* A full block in slot 0, and the device's last, partial, in 1. */
+	ret |= write_csum_block_seed(dir, "csum-block-full", 1, 4, crc);
+	ret |= write_csum_block_seed(dir, "csum-block-last",
+				     FUZZ_CSUM_BLOCKS - 1, 7, crc);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct hc_sb sb;
@@ -268,6 +303,15 @@ int main(int argc, char **argv)
 	sb.cache.replacement = HC_REPL_RANDOM;
 	sb.cache.discard = true;
 	ret |= write_seed(argv[1], "cache-min", &sb);
+	/* With a checksum table, right after the journal. */
+	sb.incompat = HC_FEAT_INCOMPAT_DATA_CSUM;
+	sb.cache.bucket_size = HC_BUCKET_DEFAULT;
+	sb.cache.nbuckets = 200;
+	sb.cache.csum_type = HC_CSUM_CRC32C;
+	sb.cache.csum_start = 9;
+	sb.cache.csum_buckets = hc_csum_table_buckets(200, HC_BUCKET_DEFAULT);
+	ret |= write_seed(argv[1], "cache-csum", &sb);
+	sb.incompat = 0;
 
 	memset(&sb.cache, 0, sizeof(sb.cache));
 	sb.kind = HC_KIND_BACKING;
@@ -285,5 +329,6 @@ int main(int argc, char **argv)
 	ret |= write_jset_seeds(argv[1]);
 	ret |= write_pset_seeds(argv[1]);
 	ret |= write_bdev_table_seeds(argv[1]);
+	ret |= write_csum_block_seeds(argv[1]);
 	return ret ? 1 : 0;
 }

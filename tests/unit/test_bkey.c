@@ -28,7 +28,7 @@ static bool key_equal(const struct hc_key *a, const struct hc_key *b)
 {
 	return a->end == b->end && a->ptr == b->ptr &&
 	       a->bdev_id == b->bdev_id && a->size == b->size &&
-	       a->data_csum == b->data_csum && a->nr_ptrs == b->nr_ptrs &&
+	       a->nr_ptrs == b->nr_ptrs &&
 	       a->flags == b->flags;
 }
 
@@ -93,24 +93,21 @@ static void test_cut(void)
 {
 	struct hc_key k, w;
 
-	printf("cutting keys: offsets follow, data checksum dropped\n");
-	k = mk(1, 100, 200, 5000, 9, HC_KEY_DIRTY | HC_KEY_DATA_CSUM);
-	k.data_csum = 0xdeadbeef;
+	printf("cutting keys: offsets follow\n");
+	k = mk(1, 100, 200, 5000, 9, HC_KEY_DIRTY);
 	hc_key_cut_front(&k, 130);
 	CHECK_EQ_U64(hc_key_start(&k), 130, "cut front: start");
 	CHECK_EQ_U64(k.end, 200, "cut front: end");
 	CHECK_EQ_U64(k.size, 70, "cut front: size");
 	CHECK_EQ_U64(hc_ptr_offset(k.ptr), 5030, "cut front: offset +30");
 	CHECK_EQ_U64(hc_ptr_gen(k.ptr), 9, "cut front: gen kept");
-	CHECK_EQ_U64(k.flags, HC_KEY_DIRTY, "cut front: csum flag dropped");
-	CHECK_EQ_U64(k.data_csum, 0, "cut front: csum zeroed");
+	CHECK_EQ_U64(k.flags, HC_KEY_DIRTY, "cut front: flags kept");
 	hc_key_cut_back(&k, 150);
 	CHECK_EQ_U64(hc_key_start(&k), 130, "cut back: start");
 	CHECK_EQ_U64(k.size, 20, "cut back: size");
 	CHECK_EQ_U64(hc_ptr_offset(k.ptr), 5030, "cut back: offset kept");
 
-	k = mk(1, 100, 200, 5000, 9, HC_KEY_DATA_CSUM);
-	k.data_csum = 1;
+	k = mk(1, 100, 200, 5000, 9, HC_KEY_DIRTY);
 	w = k;
 	hc_key_cut_front(&k, 50);
 	hc_key_cut_back(&k, 300);
@@ -151,9 +148,6 @@ static void test_same_mapping(void)
 	CHECK(!hc_key_same_mapping(&a, &b), "gen differs");
 	b = mk(1, 100, 200, 5000, 9, 0);
 	CHECK(!hc_key_same_mapping(&a, &b), "dirty flag differs");
-	b = mk(1, 100, 200, 5000, 9, HC_KEY_DIRTY | HC_KEY_DATA_CSUM);
-	b.data_csum = 77;
-	CHECK(hc_key_same_mapping(&a, &b), "data checksum ignored");
 	CHECK(hc_key_same_mapping(&w1, &w2), "whiteouts map alike");
 	CHECK(!hc_key_same_mapping(&a, &w1), "key vs whiteout");
 }
@@ -180,8 +174,8 @@ static const struct bad_key bad_keys[] = {
 	  "unknown key flag bits" },
 	{ "flag bit 7", { .end = 10, .size = 10, .nr_ptrs = 1, .flags = 128 },
 	  "unknown key flag bits" },
-	{ "csum without flag", { .end = 10, .size = 10, .nr_ptrs = 1,
-	  .data_csum = 1 }, "data checksum without its flag" },
+	{ "retired csum flag", { .end = 10, .size = 10, .nr_ptrs = 1,
+	  .flags = HC_KEY_RETIRED_CSUM }, "unknown key flag bits" },
 	{ "dirty whiteout", { .end = 10, .size = 10, .flags = HC_KEY_DIRTY },
 	  "whiteout key with flags" },
 	{ "whiteout with ptr", { .end = 10, .size = 10, .ptr = 1 },
@@ -214,14 +208,13 @@ static void test_encode(void)
 {
 	u64 buf[4];
 	struct hc_key k = mk(0xfeedf00d, 0x100000000ULL, 0x100000010ULL,
-			     0xabcdef, 0x77, HC_KEY_DIRTY | HC_KEY_DATA_CSUM);
+			     0xabcdef, 0x77, HC_KEY_DIRTY);
 	struct hc_key out;
 	const char *err;
 	size_t used;
 	int ret;
 
 	printf("key byte layout and round trips\n");
-	k.data_csum = 0x11223344;
 	memset(buf, 0xa5, sizeof(buf));
 	CHECK_EQ_U64(hc_key_encode(&k, (struct hc_key_disk *)buf), 4,
 		     "key with a pointer is 4 u64s");
@@ -229,9 +222,9 @@ static void test_encode(void)
 	CHECK_EQ_U64(get_le((u8 *)buf + 8, 4), 0xfeedf00d, "bdev @8");
 	CHECK_EQ_U64(get_le((u8 *)buf + 12, 4), 16, "size @12");
 	CHECK_EQ_U64(get_le((u8 *)buf + 16, 1), 1, "nr_ptrs @16");
-	CHECK_EQ_U64(get_le((u8 *)buf + 17, 1), 3, "flags @17");
+	CHECK_EQ_U64(get_le((u8 *)buf + 17, 1), 1, "flags @17");
 	CHECK_EQ_U64(get_le((u8 *)buf + 18, 2), 0, "pad @18");
-	CHECK_EQ_U64(get_le((u8 *)buf + 20, 4), 0x11223344, "data csum @20");
+	CHECK_EQ_U64(get_le((u8 *)buf + 20, 4), 0, "pad2 @20");
 	CHECK_EQ_U64(get_le((u8 *)buf + 24, 8), 0x7700000000abcdefULL,
 		     "pointer @24");
 	ret = hc_key_decode(buf, sizeof(buf), CACHE_SECTORS, &out, &used, &err);
@@ -273,8 +266,8 @@ static const struct corrupt table[] = {
 	{ "size 0", 12, 4, 0, .want = "key size 0" },
 	{ "end 5 size 16", 0, 8, 5, .want = "key starts before sector 0" },
 	{ "flag bit 2", 17, 1, 5, .want = "unknown key flag bits" },
-	{ "csum without flag", 17, 1, 1,
-	  .want = "data checksum without its flag" },
+	{ "retired csum flag", 17, 1, 3, .want = "unknown key flag bits" },
+	{ "pad2 1", 20, 4, 1, .want = "key padding not zero" },
 	{ "whiteout with flags", 16, 1, 0, .want = "whiteout key with flags" },
 	{ "cache dev 2", 30, 1, 2,
 	  .want = "pointer to a cache device other than 0" },
@@ -301,8 +294,7 @@ static void test_decode_table(void)
 		u8 *b = (u8 *)buf;
 		unsigned int w;
 
-		k = mk(4, 84, 100, 1000, 5, HC_KEY_DIRTY | HC_KEY_DATA_CSUM);
-		k.data_csum = 99;
+		k = mk(4, 84, 100, 1000, 5, HC_KEY_DIRTY);
 		hc_key_encode(&k, (struct hc_key_disk *)buf);
 		for (w = 0; w < c->width; w++)
 			b[c->off + w] = c->val >> (8 * w);

@@ -44,7 +44,7 @@ static bool key_equal(const struct hc_key *a, const struct hc_key *b)
 {
 	return a->end == b->end && a->ptr == b->ptr &&
 	       a->bdev_id == b->bdev_id && a->size == b->size &&
-	       a->data_csum == b->data_csum && a->nr_ptrs == b->nr_ptrs &&
+	       a->nr_ptrs == b->nr_ptrs &&
 	       a->flags == b->flags;
 }
 
@@ -747,8 +747,8 @@ static const struct corrupt table[] = {
 	  .want = "key starts before sector 0" },
 	{ "flag bit 3", K3 + 17, 1, 9, .ret = -EUCLEAN,
 	  .want = "unknown key flag bits" },
-	{ "data csum, no flag", K3 + 20, 4, 1, .ret = -EUCLEAN,
-	  .want = "data checksum without its flag" },
+	{ "key pad2", K3 + 20, 4, 1, .ret = -EUCLEAN,
+	  .want = "key padding not zero" },
 	{ "dirty whiteout", K1 + 17, 1, 1, .ret = -EUCLEAN,
 	  .want = "whiteout key with flags" },
 	{ "cache dev 1", K3 + 24 + 6, 1, 1, .ret = -EUCLEAN,
@@ -970,10 +970,6 @@ static struct hc_key m_random_key(int b, u64 start, u64 end, bool whiteout)
 	k.nr_ptrs = 1;
 	k.ptr = hc_ptr_make(rnd(M_OFFSETS), 0, rnd(4));
 	k.flags = rnd(2) ? HC_KEY_DIRTY : 0;
-	if (!rnd(10)) {
-		k.flags |= HC_KEY_DATA_CSUM;
-		k.data_csum = rnd64() | 1;
-	}
 	return k;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "sb.h"
+#include "csum_table.h"
 #include "testlib.h"
 
 enum base { CACHE, BACKING };
@@ -74,7 +75,10 @@ static bool sb_equal(const struct hc_sb *a, const struct hc_sb *b)
 			b->cache.clean_journal_bucket &&
 		 a->cache.clean_journal_seq == b->cache.clean_journal_seq &&
 		 a->cache.clean_journal_offset ==
-			b->cache.clean_journal_offset)) &&
+			b->cache.clean_journal_offset &&
+		 a->cache.csum_type == b->cache.csum_type &&
+		 a->cache.csum_start == b->cache.csum_start &&
+		 a->cache.csum_buckets == b->cache.csum_buckets)) &&
 	       (a->kind != HC_KIND_BACKING ||
 		(a->backing.data_offset == b->backing.data_offset &&
 		 a->backing.inval_gen == b->backing.inval_gen &&
@@ -249,6 +253,20 @@ static void test_round_trip(void)
 				in.cache.io_error_halflife = i * 1000;
 			if (in.cache.tunables)
 				in.compat |= HC_FEAT_COMPAT_TUNABLES;
+			if (i % 3 == 0) {
+				in.incompat |= HC_FEAT_INCOMPAT_DATA_CSUM;
+				in.cache.csum_type = HC_CSUM_CRC32C;
+				in.cache.csum_start = in.cache.journal_start +
+						      in.cache.journal_buckets;
+				in.cache.csum_buckets = hc_csum_table_buckets(
+					in.cache.nbuckets,
+					in.cache.bucket_size);
+				in.cache.nbuckets += in.cache.csum_buckets;
+				/* The table covers the buckets it adds too. */
+				in.cache.csum_buckets = hc_csum_table_buckets(
+					in.cache.nbuckets,
+					in.cache.bucket_size);
+			}
 		} else {
 			in.backing.cache_mode = i % HC_MODE_NR;
 			in.backing.state = (i / 2) % 4;
@@ -402,6 +420,87 @@ static void journal_wraps(struct hc_sb_disk *d)
 	d->cache.journal_start = cpu_to_le64(~0ULL - 3);
 }
 
+/*
+ * A checksum table after the base cache's journal: 1000 buckets of 512 KiB
+ * are 128000 chunks, 126 blocks, 2 buckets of two slots each.
+ */
+static void csum_on(struct hc_sb_disk *d)
+{
+	d->incompat = cpu_to_le64(HC_FEAT_INCOMPAT_DATA_CSUM);
+	d->cache.csum_type = cpu_to_le32(HC_CSUM_CRC32C);
+	d->cache.csum_start = cpu_to_le64(9);
+	d->cache.csum_buckets = cpu_to_le32(2);
+}
+
+static void csum_type_2(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.csum_type = cpu_to_le32(2);
+}
+
+static void csum_type_0(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.csum_type = 0;
+}
+
+static void csum_3_buckets(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.csum_buckets = cpu_to_le32(3);
+}
+
+static void csum_at_0(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.csum_start = 0;
+}
+
+static void csum_at_end(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.csum_start = cpu_to_le64(999);
+}
+
+static void csum_last_2(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.csum_start = cpu_to_le64(998);
+}
+
+static void csum_wraps(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.csum_start = cpu_to_le64(~0ULL - 1);
+}
+
+static void csum_in_journal(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.csum_start = cpu_to_le64(8);
+}
+
+static void csum_before_journal(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.csum_start = cpu_to_le64(1);
+	d->cache.journal_start = cpu_to_le64(3);
+}
+
+/* 137 buckets: 128 outside the journal, one of them the table's. */
+static void csum_137(struct hc_sb_disk *d)
+{
+	csum_on(d);
+	d->cache.nbuckets = cpu_to_le64(137);
+	d->cache.csum_buckets = cpu_to_le32(1);
+}
+
+static void csum_138(struct hc_sb_disk *d)
+{
+	csum_137(d);
+	d->cache.nbuckets = cpu_to_le64(138);
+}
+
 /* Settings kept (HC_FEAT_COMPAT_TUNABLES) with one of them set to @v. */
 static void cache_tune(struct hc_sb_disk *d, u32 bit, u32 v)
 {
@@ -502,7 +601,7 @@ static const struct corrupt table[] = {
 	  .want = RETIRED_DRAFT },
 	{ "incompat bit 1: empty marks", CACHE, F(incompat),
 	  HC_FEAT_INCOMPAT_EMPTY_MARKS, .want = NULL },
-	{ "incompat bit 2", CACHE, F(incompat), 4,
+	{ "incompat bit 3", CACHE, F(incompat), 8,
 	  .want = "unknown incompat feature bits" },
 	{ "incompat bit 63", BACKING, F(incompat), 1ULL << 63,
 	  .want = "unknown incompat feature bits" },
@@ -575,6 +674,36 @@ static const struct corrupt table[] = {
 	{ "136 buckets", CACHE, F(cache.nbuckets), 136,
 	  .want = "fewer than 128 buckets outside the journal" },
 
+	/* The checksum table (incompat bit 2). */
+	{ "checksum table", CACHE, .mutate = csum_on, .want = NULL },
+	{ "checksum table in the last 2", CACHE, .mutate = csum_last_2,
+	  .want = NULL },
+	{ "checksum table before journal", CACHE,
+	  .mutate = csum_before_journal, .want = NULL },
+	{ "checksum start, no bit", CACHE, F(cache.csum_start), 9,
+	  .want = "checksum table without its feature bit" },
+	{ "checksum type, no bit", CACHE, F(cache.csum_type), 1,
+	  .want = "checksum table without its feature bit" },
+	{ "checksum buckets, no bit", CACHE, F(cache.csum_buckets), 2,
+	  .want = "checksum table without its feature bit" },
+	{ "checksum type 2", CACHE, .mutate = csum_type_2,
+	  .want = "unknown data checksum type" },
+	{ "checksum type 0 with the bit", CACHE, .mutate = csum_type_0,
+	  .want = "unknown data checksum type" },
+	{ "checksum table of 3 buckets", CACHE, .mutate = csum_3_buckets,
+	  .want = "checksum table size does not match the device" },
+	{ "checksum table at bucket 0", CACHE, .mutate = csum_at_0,
+	  .want = "checksum table overlaps the superblock" },
+	{ "checksum table at 999 of 1000", CACHE, .mutate = csum_at_end,
+	  .want = "checksum table past the last bucket" },
+	{ "checksum start near 2^64", CACHE, .mutate = csum_wraps,
+	  .want = "checksum table past the last bucket" },
+	{ "checksum table in the journal", CACHE, .mutate = csum_in_journal,
+	  .want = "checksum table overlaps the journal" },
+	{ "137 buckets with a table", CACHE, .mutate = csum_137,
+	  .want = "fewer than 128 buckets outside the journal and checksum table" },
+	{ "138 buckets with a table", CACHE, .mutate = csum_138, .want = NULL },
+
 	/* Backing device rules. */
 	{ "backing flag bit 6", BACKING, F(flags), 1 << 6,
 	  .want = "unknown backing flag bits" },
@@ -595,8 +724,8 @@ static const struct corrupt table[] = {
 	{ "base cache", CACHE, .want = NULL },
 	{ "base backing", BACKING, .want = NULL },
 	{ "unknown compat bits", CACHE, F(compat), ~0ULL, .want = NULL },
-	{ "ro_compat data csum", BACKING, F(ro_compat),
-	  HC_FEAT_RO_COMPAT_DATA_CSUM, .want = NULL },
+	{ "ro_compat retired csum", BACKING, F(ro_compat),
+	  HC_FEAT_RO_COMPAT_RETIRED_CSUM, .want = NULL },
 	{ "no incompat bits on a cache", CACHE, F(incompat), 0, .want = NULL },
 	{ "31-byte label", CACHE, .mutate = label_31, .want = NULL },
 	{ "empty label", BACKING, .mutate = label_empty, .want = NULL },

@@ -209,6 +209,17 @@ const char *hc_mode_name(u32 mode)
 	return mode < HC_MODE_NR ? names[mode] : "unknown";
 }
 
+const char *hc_csum_name(u32 type)
+{
+	switch (type) {
+	case HC_CSUM_NONE:
+		return "none";
+	case HC_CSUM_CRC32C:
+		return "crc32c";
+	}
+	return "unknown";
+}
+
 const char *hc_state_name(u32 state)
 {
 	static const char *const names[] = {

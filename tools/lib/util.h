@@ -56,5 +56,6 @@ const char *hc_kind_name(u32 kind);
 const char *hc_repl_name(u32 repl);
 const char *hc_mode_name(u32 mode);
 const char *hc_state_name(u32 state);
+const char *hc_csum_name(u32 type);	/* HC_CSUM_* */
 
 #endif /* _HCACHE_TOOLS_UTIL_H */

@@ -7,23 +7,14 @@
 
 #include "bkey.h"
 
-/* A cut extent no longer matches the checksum of the whole one. */
-static void hc_key_drop_csum(struct hc_key *k)
-{
-	k->flags &= ~HC_KEY_DATA_CSUM;
-	k->data_csum = 0;
-}
-
 /**
  * hc_key_cut_front() - drop the sectors of a key before a sector
  * @k: the key
  * @new_start: its new first sector, clamped to [start, end]
  *
  * The pointer offset advances by the sectors dropped, so the remaining
- * sectors still map to the same cache sectors. Cutting anything drops the
- * data checksum (HC_KEY_DATA_CSUM), which covered the whole extent.
- * Cutting at or past the end leaves a key of size 0, which must not be
- * stored.
+ * sectors still map to the same cache sectors. Cutting at or past the end
+ * leaves a key of size 0, which must not be stored.
  */
 void hc_key_cut_front(struct hc_key *k, u64 new_start)
 {
@@ -39,7 +30,6 @@ void hc_key_cut_front(struct hc_key *k, u64 new_start)
 	if (k->nr_ptrs)
 		k->ptr = hc_ptr_make(hc_ptr_offset(k->ptr) + cut,
 				     hc_ptr_dev(k->ptr), hc_ptr_gen(k->ptr));
-	hc_key_drop_csum(k);
 }
 
 /**
@@ -47,8 +37,7 @@ void hc_key_cut_front(struct hc_key *k, u64 new_start)
  * @k: the key
  * @new_end: its new end, clamped to [start, end]
  *
- * The pointer offset is unchanged. Cutting anything drops the data
- * checksum, as in hc_key_cut_front().
+ * The pointer offset is unchanged.
  */
 void hc_key_cut_back(struct hc_key *k, u64 new_end)
 {
@@ -60,7 +49,6 @@ void hc_key_cut_back(struct hc_key *k, u64 new_end)
 		new_end = start;
 	k->size -= k->end - new_end;
 	k->end = new_end;
-	hc_key_drop_csum(k);
 }
 
 /**
@@ -71,8 +59,8 @@ void hc_key_cut_back(struct hc_key *k, u64 new_end)
  * True if both are whiteouts, or both have a pointer with the same device
  * and gen, the same HC_KEY_DIRTY flag, and any sector either could cover
  * maps to the same cache sector in both (pointer offset minus start is
- * equal). The ranges themselves, HC_KEY_DATA_CSUM and data_csum are not
- * compared: cutting a key changes them, not where its sectors live.
+ * equal). The ranges themselves are not compared: cutting a key changes
+ * them, not where its sectors live.
  *
  * Return: true if they map alike.
  */
@@ -110,8 +98,6 @@ const char *hc_key_invalid(const struct hc_key *k)
 		return "key starts before sector 0";
 	if (k->flags & ~HC_KEY_FLAGS_KNOWN)
 		return "unknown key flag bits";
-	if (k->data_csum && !(k->flags & HC_KEY_DATA_CSUM))
-		return "data checksum without its flag";
 	if (!k->nr_ptrs) {
 		if (k->flags)
 			return "whiteout key with flags";
@@ -144,7 +130,7 @@ unsigned int hc_key_encode(const struct hc_key *k, struct hc_key_disk *d)
 	d->nr_ptrs = k->nr_ptrs;
 	d->flags = k->flags;
 	d->pad = 0;
-	d->data_csum = cpu_to_le32(k->data_csum);
+	d->pad2 = 0;
 	if (k->nr_ptrs)
 		d->ptrs[0].v = cpu_to_le64(k->ptr);
 	return hc_key_disk_u64s(k->nr_ptrs);
@@ -182,7 +168,7 @@ int hc_key_decode(const void *buf, size_t len, u64 cache_sectors,
 	if (len < bytes)
 		goto err;
 	err = "key padding not zero";
-	if (d->pad)
+	if (d->pad || d->pad2)
 		goto err;
 
 	k->end = le64_to_cpu(d->end);
@@ -190,7 +176,6 @@ int hc_key_decode(const void *buf, size_t len, u64 cache_sectors,
 	k->size = le32_to_cpu(d->size);
 	k->nr_ptrs = d->nr_ptrs;
 	k->flags = d->flags;
-	k->data_csum = le32_to_cpu(d->data_csum);
 	if (k->nr_ptrs)
 		k->ptr = le64_to_cpu(d->ptrs[0].v);
 

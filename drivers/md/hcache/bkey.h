@@ -56,7 +56,7 @@
 #define HC_GEN_REPLAY_DISTANCE	127U
 
 /* Key flags this code knows (hcache_ondisk.h, HC_KEY_*). */
-#define HC_KEY_FLAGS_KNOWN	(HC_KEY_DIRTY | HC_KEY_DATA_CSUM)
+#define HC_KEY_FLAGS_KNOWN	HC_KEY_DIRTY
 
 /* Key with its pointer, host-endian; see the comment at the top. */
 struct hc_key {
@@ -64,7 +64,6 @@ struct hc_key {
 	u64	ptr;		/* HC_PTR_* bit layout; 0 if nr_ptrs is 0 */
 	u32	bdev_id;
 	u32	size;		/* sectors */
-	u32	data_csum;	/* valid with HC_KEY_DATA_CSUM, else 0 */
 	u8	nr_ptrs;	/* 0 (whiteout) or 1 */
 	u8	flags;		/* HC_KEY_* */
 };

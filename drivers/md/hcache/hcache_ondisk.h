@@ -101,9 +101,18 @@
  * older entry for the newest; while it is set, that code refuses the
  * device with a clear reason instead.
  *
- * HC_FEAT_RO_COMPAT_DATA_CSUM: keys carry a CRC-32C of their extent's data
- * (hc_key_disk.data_csum). Code that does not know it may read the cache
- * but must not write it, as it would leave stale data checksums behind.
+ * HC_FEAT_INCOMPAT_DATA_CSUM (incompat bit 2): every 4 KiB chunk of the
+ * cache device has a CRC-32C in the checksum table (hc_sb_cache_disk's
+ * csum_* fields, struct hc_csum_block_disk), kept with each write of cached
+ * data and checked on each read of it. Code that does not know it would
+ * write data without its checksum, which the next reader with the feature
+ * would take for corruption; it must refuse the device.
+ *
+ * HC_FEAT_RO_COMPAT_RETIRED_CSUM (ro_compat bit 0): reserved for one
+ * checksum per key, which no code ever wrote: a 4 KiB hit of a 512 KiB
+ * extent would have had to read and hash all of it, and a trimmed key
+ * could not be checked at all. Never set; never to be given another
+ * meaning.
  *
  * HC_FEAT_COMPAT_TUNABLES: the superblock keeps settings an administrator
  * made through sysfs (the tunables field of its kind's part, and the
@@ -115,13 +124,15 @@
  */
 #define HC_FEAT_INCOMPAT_RETIRED_DRAFT	(1ULL << 0)
 #define HC_FEAT_INCOMPAT_EMPTY_MARKS	(1ULL << 1)
-#define HC_FEAT_RO_COMPAT_DATA_CSUM	(1ULL << 0)
+#define HC_FEAT_INCOMPAT_DATA_CSUM	(1ULL << 2)
+#define HC_FEAT_RO_COMPAT_RETIRED_CSUM	(1ULL << 0)
 #define HC_FEAT_COMPAT_TUNABLES		(1ULL << 0)
 
 /* What this code understands. */
 #define HC_FEAT_COMPAT_SUPP		HC_FEAT_COMPAT_TUNABLES
 #define HC_FEAT_RO_COMPAT_SUPP		0ULL
-#define HC_FEAT_INCOMPAT_SUPP		HC_FEAT_INCOMPAT_EMPTY_MARKS
+#define HC_FEAT_INCOMPAT_SUPP		(HC_FEAT_INCOMPAT_EMPTY_MARKS | \
+					 HC_FEAT_INCOMPAT_DATA_CSUM)
 
 #define HC_UUID_SIZE		16
 #define HC_LABEL_SIZE		32	/* NUL-terminated, NUL-padded */
@@ -248,7 +259,15 @@ struct hc_sb_cache_disk {
 	__le32	clean_journal_bucket;
 	__le64	clean_journal_seq;
 	__le32	clean_journal_offset;
-	__u8	pad[68];
+	/*
+	 * With HC_FEAT_INCOMPAT_DATA_CSUM (else 0): the checksum table,
+	 * csum_buckets contiguous buckets from csum_start, exactly
+	 * hc_csum_table_buckets() of them, and the checksum (HC_CSUM_*).
+	 */
+	__le32	csum_buckets;
+	__le64	csum_start;
+	__le32	csum_type;
+	__u8	pad[52];
 };
 
 /* Backing-device part of the superblock (bytes 136-263). */
@@ -312,6 +331,12 @@ static_assert(offsetof(struct hc_sb_disk, cache.clean_journal_seq) == 184,
 	      "sb clean_journal_seq");
 static_assert(offsetof(struct hc_sb_disk, cache.clean_journal_offset) == 192,
 	      "sb clean_journal_offset");
+static_assert(offsetof(struct hc_sb_disk, cache.csum_buckets) == 196,
+	      "sb csum_buckets");
+static_assert(offsetof(struct hc_sb_disk, cache.csum_start) == 200,
+	      "sb csum_start");
+static_assert(offsetof(struct hc_sb_disk, cache.csum_type) == 208,
+	      "sb csum_type");
 static_assert(offsetof(struct hc_sb_disk, backing.tunables) == 148,
 	      "sb backing tunables");
 static_assert(offsetof(struct hc_sb_disk, backing.sequential_cutoff) == 152,
@@ -331,7 +356,8 @@ static_assert(offsetof(struct hc_sb_disk, reserved) == 264, "sb reserved");
  * Layout of a cache device, in buckets of bucket_size bytes counted from
  * sector 0: buckets [0, first_bucket) hold the superblock and nothing else;
  * [journal_start, journal_start + journal_buckets) are the journal ring;
- * every other bucket is allocated on demand for data, btree nodes and the
+ * with HC_FEAT_INCOMPAT_DATA_CSUM, [csum_start, csum_start + csum_buckets)
+ * are the checksum table; every other bucket is allocated on demand for data, btree nodes and the
  * gen/prio and backing-device tables, whose current locations are recorded
  * in the newest journal entry.
  */
@@ -342,6 +368,7 @@ static_assert(offsetof(struct hc_sb_disk, reserved) == 264, "sb reserved");
 #define HC_BSET_MAGIC		0x90f3a2b5c7d1e403ULL
 #define HC_BTREE_MAGIC		0x3e6f8a1d2c5b9704ULL
 #define HC_BDEV_TABLE_MAGIC	0xa7d2c4e6f8b01305ULL
+#define HC_CSUM_MAGIC		0x5d8e1f7a3b9c2606ULL
 
 /*
  * Pointer to cache data: one __le64.
@@ -365,7 +392,7 @@ struct hc_ptr_disk {
  * number of u64s long: 24 + 8 * nr_ptrs bytes.
  */
 #define HC_KEY_DIRTY		(1U << 0)	/* newer than the backing dev */
-#define HC_KEY_DATA_CSUM	(1U << 1)	/* data_csum is valid */
+#define HC_KEY_RETIRED_CSUM	(1U << 1)	/* never set; see ro_compat 0 */
 
 struct hc_key_disk {
 	__le64	end;		/* backing-device sector after the extent */
@@ -374,13 +401,13 @@ struct hc_key_disk {
 	__u8	nr_ptrs;
 	__u8	flags;		/* HC_KEY_* */
 	__le16	pad;
-	__le32	data_csum;	/* HC_FEAT_RO_COMPAT_DATA_CSUM; else 0 */
+	__le32	pad2;		/* 0; was a per-extent checksum, never used */
 	struct hc_ptr_disk ptrs[];
 };
 
 static_assert(sizeof(struct hc_key_disk) == 24, "key size");
 static_assert(offsetof(struct hc_key_disk, nr_ptrs) == 16, "key nr_ptrs");
-static_assert(offsetof(struct hc_key_disk, data_csum) == 20, "key data_csum");
+static_assert(offsetof(struct hc_key_disk, pad2) == 20, "key pad2");
 
 /*
  * Gen/prio records, one per bucket, in a chain of prio sets: each prio set
@@ -510,5 +537,43 @@ static_assert(offsetof(struct hc_bdev_entry_disk, sectors) == 32,
 static_assert(sizeof(struct hc_bdev_table_disk) == 32, "bdev table header");
 static_assert(offsetof(struct hc_bdev_table_disk, next_id) == 24,
 	      "bdev table next_id");
+
+/*
+ * Checksum table (HC_FEAT_INCOMPAT_DATA_CSUM): the CRC-32C (standard, as
+ * hc_csum()) of every chunk of HC_CSUM_CHUNK bytes of the cache device,
+ * chunk n being bytes [n * HC_CSUM_CHUNK, (n + 1) * HC_CSUM_CHUNK), in
+ * blocks of HC_CSUM_PER_BLOCK chunks: block b holds chunks from
+ * b * HC_CSUM_PER_BLOCK. Each block has two slots on disk, both
+ * HC_CSUM_BLOCK_BYTES long, at byte (2b + s) * HC_CSUM_BLOCK_BYTES from
+ * csum_start's first byte: a block is rewritten into the slot that does
+ * not hold its newest valid copy, so that a write torn by a power cut
+ * leaves the older copy whole. The copy with the higher seq is the
+ * block; seq is even in slot 0 and odd in slot 1. Data is written in
+ * whole chunks, zero-filled past its end, so a chunk's checksum covers
+ * one write's bytes. A chunk's entry is meaningful only while a live key
+ * points into it; no key may be durable before its data's entries are
+ * (entries past the device's last chunk are 0).
+ */
+#define HC_CSUM_NONE		0U
+#define HC_CSUM_CRC32C		1U
+
+#define HC_CSUM_CHUNK		4096U
+#define HC_CSUM_CHUNK_SECTORS	(HC_CSUM_CHUNK >> 9)
+#define HC_CSUM_BLOCK_BYTES	4096U
+#define HC_CSUM_PER_BLOCK	1016U
+
+struct hc_csum_block_disk {
+	__le64	magic;		/* set magic ^ HC_CSUM_MAGIC */
+	__le32	csum;		/* whole block, this field as 0 */
+	__le32	nr;		/* HC_CSUM_PER_BLOCK */
+	__le64	seq;		/* copies written of this block, less one */
+	__le64	block;		/* its number, b */
+	__le32	crc[HC_CSUM_PER_BLOCK];
+};
+
+static_assert(sizeof(struct hc_csum_block_disk) == HC_CSUM_BLOCK_BYTES,
+	      "checksum block");
+static_assert(offsetof(struct hc_csum_block_disk, crc) == 32,
+	      "checksum block crc");
 
 #endif /* _HCACHE_ONDISK_H */

@@ -339,7 +339,6 @@ static int hc_journal_replay_key(struct hc_cache_set *c, struct hc_key *key,
 		key->nr_ptrs = 0;
 		key->ptr = 0;
 		key->flags = 0;
-		key->data_csum = 0;
 	}
 	return hc_btree_insert(c, key, seq);
 }

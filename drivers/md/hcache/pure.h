@@ -6,7 +6,7 @@
  * pure.h: what the "pure" files may use, so that they build both in the
  * module and in userspace (tools, unit tests, fuzzers). They are the
  * format's encoders and validators (sb.c, bkey.c, bset.c, jset.c, pset.c,
- * bdev_table.c) and the decisions that need no kernel state (mark.c,
+ * bdev_table.c, csum_table.c) and the decisions that need no kernel state (mark.c,
  * bypass.c, stats.c, wb_rate.c, evict.c); tests/unit/Makefile builds the
  * same list. Kernel builds get the kernel's own helpers; userspace gets
  * equivalents with the same names and semantics.

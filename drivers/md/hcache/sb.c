@@ -6,6 +6,7 @@
  */
 
 #include "sb.h"
+#include "csum_table.h"
 
 /*
  * A cache formatted while its inner structures were a draft. The one rule
@@ -270,6 +271,11 @@ void hc_sb_encode(const struct hc_sb *sb, struct hc_sb_disk *d)
 			d->cache.clean_journal_offset =
 				cpu_to_le32(c->clean_journal_offset);
 		}
+		if (sb->incompat & HC_FEAT_INCOMPAT_DATA_CSUM) {
+			d->cache.csum_type = cpu_to_le32(c->csum_type);
+			d->cache.csum_start = cpu_to_le64(c->csum_start);
+			d->cache.csum_buckets = cpu_to_le32(c->csum_buckets);
+		}
 	} else if (sb->kind == HC_KIND_BACKING) {
 		const struct hc_sb_backing *b = &sb->backing;
 
@@ -344,6 +350,37 @@ static void hc_sb_decode_backing_tunables(const struct hc_sb_disk *d,
 	b->tunables = keep;
 }
 
+/*
+ * The checksum table's fields, once the geometry and the journal are
+ * known to be valid: with HC_FEAT_INCOMPAT_DATA_CSUM, a table of exactly
+ * the size the device needs, in buckets of its own; without it, zeroes.
+ */
+static const char *hc_sb_check_csum(const struct hc_sb *sb)
+{
+	const struct hc_sb_cache *c = &sb->cache;
+	u64 journal_end = c->journal_start + c->journal_buckets;
+
+	if (!(sb->incompat & HC_FEAT_INCOMPAT_DATA_CSUM)) {
+		if (c->csum_type || c->csum_start || c->csum_buckets)
+			return "checksum table without its feature bit";
+		return NULL;
+	}
+	if (c->csum_type != HC_CSUM_CRC32C)
+		return "unknown data checksum type";
+	if (c->csum_buckets != hc_csum_table_buckets(c->nbuckets,
+						     c->bucket_size))
+		return "checksum table size does not match the device";
+	if (c->csum_start < c->first_bucket)
+		return "checksum table overlaps the superblock";
+	if (c->csum_start >= c->nbuckets ||
+	    c->csum_buckets > c->nbuckets - c->csum_start)
+		return "checksum table past the last bucket";
+	if (c->csum_start < journal_end &&
+	    c->journal_start < c->csum_start + c->csum_buckets)
+		return "checksum table overlaps the journal";
+	return NULL;
+}
+
 static const char *hc_sb_decode_cache(const struct hc_sb_disk *d,
 				      struct hc_sb *sb, u64 flags)
 {
@@ -367,6 +404,9 @@ static const char *hc_sb_decode_cache(const struct hc_sb_disk *d,
 			le32_to_cpu(d->cache.clean_journal_offset);
 	}
 	c->clean = flags & HC_CACHE_CLEAN;
+	c->csum_type = le32_to_cpu(d->cache.csum_type);
+	c->csum_start = le64_to_cpu(d->cache.csum_start);
+	c->csum_buckets = le32_to_cpu(d->cache.csum_buckets);
 
 	err = "unknown cache flag bits";
 	if (flags & ~HC_CACHE_FLAGS_KNOWN)
@@ -419,8 +459,13 @@ static const char *hc_sb_decode_cache(const struct hc_sb_disk *d,
 
 	/* first_bucket <= journal_start <= nbuckets - journal_buckets */
 	usable = c->nbuckets - c->first_bucket - c->journal_buckets;
-	err = "fewer than 128 buckets outside the journal";
-	if (usable < HC_MIN_BUCKETS)
+	err = hc_sb_check_csum(sb);
+	if (err)
+		goto err;
+	err = c->csum_buckets ?
+	      "fewer than 128 buckets outside the journal and checksum table" :
+	      "fewer than 128 buckets outside the journal";
+	if (usable < HC_MIN_BUCKETS || usable - HC_MIN_BUCKETS < c->csum_buckets)
 		goto err;
 	return NULL;
 err:

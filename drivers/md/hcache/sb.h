@@ -29,6 +29,10 @@ struct hc_sb_cache {
 	u32	clean_journal_bucket;
 	u64	clean_journal_seq;
 	u32	clean_journal_offset;
+	/* HC_FEAT_INCOMPAT_DATA_CSUM: the checksum table, else all 0 */
+	u32	csum_type;		/* HC_CSUM_* */
+	u64	csum_start;
+	u32	csum_buckets;
 };
 
 /* Backing-device fields; meaningful when kind == HC_KIND_BACKING. */
