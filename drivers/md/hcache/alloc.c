@@ -46,7 +46,7 @@ int hc_alloc_init(struct hc_cache_set *c, bool fresh)
 {
 	const struct hc_geom *g = &c->geom;
 	u32 per = hc_pset_per_bucket(g->bucket_sectors << SECTOR_SHIFT);
-	u64 data_buckets = g->nbuckets - g->first_bucket - g->journal_buckets;
+	u64 data_buckets = hc_geom_usable_buckets(g);
 	u64 i, next;
 	int r;
 
@@ -1007,8 +1007,7 @@ void hc_bucket_sectors_removed(void *priv, const struct hc_key *k, u64 start,
 /* @n buckets as a percentage of those outside the superblock and journal. */
 static u32 hc_usable_percent(struct hc_cache_set *c, u64 n)
 {
-	u64 usable = c->geom.nbuckets - c->geom.first_bucket -
-		     c->geom.journal_buckets;
+	u64 usable = hc_geom_usable_buckets(&c->geom);
 
 	return usable ? div64_u64(n * 100, usable) : 0;
 }
@@ -1080,15 +1079,15 @@ u64 hc_buckets_available(struct hc_cache_set *c, u64 *free)
 }
 
 /*
- * Cache space for @want sectors: carved from the open bucket under
- * meta_lock held for reading, which is what nearly every call needs;
- * opening a new bucket takes it for writing, and may wait for a refill's
- * I/O: -EAGAIN then, with HC_OPEN_NOIO.
+ * Cache space for @want sectors, a multiple of hc_data_align(): carved
+ * from the open bucket under meta_lock held for reading, which is what
+ * nearly every call needs; opening a new bucket takes it for writing, and
+ * may wait for a refill's I/O: -EAGAIN then, with HC_OPEN_NOIO.
  */
 int hc_cache_space(struct hc_cache_set *c, u32 want, bool whole,
 		   enum hc_open open, u8 *gen, u64 *offset, u32 *got)
 {
-	u32 align = c->block_size >> SECTOR_SHIFT;
+	u32 align = hc_data_align(c);
 	int ret;
 
 	down_read(&c->meta_lock);

@@ -230,14 +230,18 @@ int hc_meta_write(struct hc_cache_set *c, blk_opf_t opf, u64 sector,
 int hc_meta_write_ordered(struct hc_cache_set *c, blk_opf_t opf, u64 sector,
 			  void *buf, size_t bytes)
 {
-	u64 seen = atomic64_read(&c->data_written);
-	u64 backing = atomic64_read(&c->backing_written);
+	u64 seen, backing = atomic64_read(&c->backing_written);
 	int ret;
 
 	/* For writing, or downgraded by hc_journal_write_unlock(). */
 	lockdep_assert(lockdep_is_held_type(&c->meta_lock, 0) ||
 		       (lockdep_is_held_type(&c->meta_lock, 1) &&
 			READ_ONCE(c->journal.writing)));
+	/* The keys' data checksums before the keys (csum.h). */
+	ret = hc_csum_flush(c);
+	if (ret)
+		return ret;
+	seen = atomic64_read(&c->data_written);
 	if (backing != c->backing_flushed) {
 		hc_meta_flush_backings(c);
 		c->backing_flushed = backing;
@@ -329,6 +333,7 @@ void hc_cache_set_free(struct hc_cache_set *c)
 	kvfree(c->mark_bg.load_gen);	/* a pass that did not end */
 	hc_btree_exit(c);
 	hc_journal_exit(c);
+	hc_csum_exit(c);
 	hc_alloc_exit(c);
 	kvfree(c->table);
 	kvfree(c->admit_ghost.slots);
@@ -350,6 +355,8 @@ static int hc_cache_set_geometry(struct hc_cache_set *c)
 	c->geom.first_bucket = s->first_bucket;
 	c->geom.journal_start = s->journal_start;
 	c->geom.journal_buckets = s->journal_buckets;
+	c->geom.csum_start = s->csum_start;
+	c->geom.csum_buckets = s->csum_buckets;
 	c->block_size = c->sb.block_size;
 	c->cache_sectors = s->nbuckets * c->geom.bucket_sectors;
 	c->set_magic = hc_set_magic(c->sb.set_uuid);
@@ -462,6 +469,11 @@ static int hc_cache_set_load(struct hc_cache_set *c, bool *fresh)
 	if (ret)
 		return ret;
 	*fresh = !found;
+	hc_load_set_phase(c, "checksums",
+			  DIV_ROUND_UP(c->csum.blocks, HC_CSUM_LOAD_BLOCKS));
+	ret = hc_csum_load(c);
+	if (ret)
+		return ret;
 	if (marked) {
 		/*
 		 * Before anything else is written: an entry written after
@@ -864,6 +876,8 @@ int hc_cache_register(const char *path, dev_t devt,
 		ret = hc_cache_set_geometry(c);
 	if (!ret)
 		ret = hc_journal_init(c);
+	if (!ret)
+		ret = hc_csum_init(c);
 	if (!ret)
 		ret = hc_btree_init(c);
 	if (!ret)

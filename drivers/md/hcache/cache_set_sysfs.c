@@ -232,6 +232,7 @@ static ssize_t bucket_usage_show(struct hc_cache_set *c, char *buf)
 			continue;
 		case HC_BUCKET_JOURNAL:
 		case HC_BUCKET_SB:
+		case HC_BUCKET_CSUM:
 			continue;
 		}
 		if (!live) {
@@ -265,6 +266,21 @@ static ssize_t bucket_usage_show(struct hc_cache_set *c, char *buf)
 static ssize_t errors_show(struct hc_cache_set *c, char *buf)
 {
 	return sysfs_emit(buf, "%lld\n", atomic64_read(&c->errors));
+}
+
+static ssize_t checksum_show(struct hc_cache_set *c, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", hc_csum_on(c) ? "crc32c" : "none");
+}
+
+static ssize_t csum_errors_show(struct hc_cache_set *c, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&c->csum.errors));
+}
+
+static ssize_t csum_bad_dirty_show(struct hc_cache_set *c, char *buf)
+{
+	return hc_csum_bad_show(c, buf);
 }
 
 static ssize_t stop_store(struct hc_cache_set *c, const char *buf, size_t len)
@@ -310,6 +326,9 @@ HC_SET_ATTR_RW(io_error_limit);
 HC_SET_ATTR_RW(io_error_halflife);
 HC_SET_ATTR_RO(io_errors);
 HC_SET_ATTR_RO(errors);
+HC_SET_ATTR_RO(checksum);
+HC_SET_ATTR_RO(csum_errors);
+HC_SET_ATTR_RO(csum_bad_dirty);
 HC_SET_ATTR_RO(bucket_usage);
 HC_SET_ATTR_WO(stop);
 HC_SET_ATTR_WO(unregister);
@@ -329,6 +348,9 @@ static struct attribute *hc_cache_set_attrs[] = {
 	&hc_set_attr_io_error_limit.attr,
 	&hc_set_attr_io_error_halflife.attr,
 	&hc_set_attr_io_errors.attr,
+	&hc_set_attr_checksum.attr,
+	&hc_set_attr_csum_errors.attr,
+	&hc_set_attr_csum_bad_dirty.attr,
 	&hc_set_attr_stop.attr,
 	&hc_set_attr_unregister.attr,
 	&hc_set_attr_clear_stats.attr,
@@ -363,6 +385,7 @@ HC_INTERNAL(btree_node_merges, c->stats.node_merges);
 HC_INTERNAL(btree_node_reads, c->stats.node_reads);
 HC_INTERNAL(btree_node_sets_read_max, c->stats.node_sets_read_max);
 HC_INTERNAL(prio_writes, c->stats.prio_writes);
+HC_INTERNAL(csum_blocks_written, c->csum.blocks_written);
 HC_INTERNAL(buckets_invalidated, c->stats.buckets_invalidated);
 HC_INTERNAL(buckets_gen_limited, c->stats.gen_limited);
 HC_INTERNAL(buckets_gen_wrapped, c->stats.gen_wrapped);
@@ -410,6 +433,7 @@ static struct attribute *hc_cache_set_internal_attrs[] = {
 	&hc_set_attr_btree_node_reads.attr,
 	&hc_set_attr_btree_node_sets_read_max.attr,
 	&hc_set_attr_prio_writes.attr,
+	&hc_set_attr_csum_blocks_written.attr,
 	&hc_set_attr_buckets_invalidated.attr,
 	&hc_set_attr_buckets_gen_limited.attr,
 	&hc_set_attr_buckets_gen_wrapped.attr,

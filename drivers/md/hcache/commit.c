@@ -237,10 +237,10 @@ static void hc_write_finish(struct hc_request *req)
 		hc_writeback_dirty_added(req->b, req->dirty);
 	list_for_each_entry_safe(f, tmp, &req->frags, node) {
 		list_del(&f->node);
-		bio_put(&f->bio);
+		hc_frag_put(f);
 	}
 	if (req->through)
-		bio_put(&req->through->bio);
+		hc_frag_put(req->through);
 	if (req->fallback) {
 		/* A worker: this one must not wait for a backing write. */
 		INIT_WORK(&req->work, hc_write_fallback_work);

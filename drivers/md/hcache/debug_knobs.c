@@ -145,7 +145,9 @@ static int hc_fill_alloc(struct hc_cache_set *c, u32 sectors, u8 *gen,
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	ret = hc_open_bucket_take(c, sectors, 1, true, true, gen, offset, &got);
+	ret = hc_open_bucket_take(c, sectors, hc_csum_on(c) ?
+				  HC_CSUM_CHUNK_SECTORS : 1, true, true, gen,
+				  offset, &got);
 	if (!ret)
 		hc_bucket_unpin(c, *offset);
 	return ret;
@@ -169,6 +171,8 @@ static int hc_fill_data_flush(struct hc_cache_set *c, struct hc_fill_data *d)
 
 	if (!d->sectors)
 		return 0;
+	if (hc_csum_on(c))
+		hc_csum_set_buf(c, d->start, d->zeros, d->sectors);
 	ret = hc_meta_io(c, REQ_OP_WRITE, d->start, d->zeros,
 			 (size_t)d->sectors << SECTOR_SHIFT);
 	d->sectors = 0;
@@ -204,17 +208,19 @@ static int hc_fill_one(struct hc_cache_set *c, u32 id, u64 start, u32 size,
 		.nr_ptrs = 1,
 		.flags = dirty ? HC_KEY_DIRTY : 0,
 	};
+	/* With data checksums, data takes whole chunks, zeroes after it. */
+	u32 padded = round_up(size, hc_csum_on(c) ? HC_CSUM_CHUNK_SECTORS : 1);
 	u64 offset, seq;
 	u8 gen;
 	int ret;
 
 	lockdep_assert_held_write(&c->meta_lock);
-	ret = hc_fill_alloc(c, size, &gen, &offset);
+	ret = hc_fill_alloc(c, padded, &gen, &offset);
 	if (ret)
 		return ret;
 	k.ptr = hc_ptr_make(offset, 0, gen);
 	if (data) {
-		ret = hc_fill_data_add(c, data, offset, size);
+		ret = hc_fill_data_add(c, data, offset, padded);
 		if (ret)
 			return ret;
 	}
@@ -265,6 +271,9 @@ static ssize_t hc_fill_write(struct file *file, const char __user *ubuf,
 		      stride > U64_MAX / count))
 		return -ERANGE;
 	dirty = n == 6 && !strcmp(mode, "dirty");
+	/* Keys over data never written would fail their checksums. */
+	if (hc_csum_on(c) && (n < 6 || dirty))
+		return -EOPNOTSUPP;
 	if (n == 6 && !dirty) {
 		data.max = c->geom.bucket_sectors;
 		data.zeros = kvzalloc((size_t)data.max << SECTOR_SHIFT,

@@ -182,11 +182,18 @@ static int hc_gc_btree(struct hc_cache_set *c)
  * @key: the key as found: range, old pointer, flags
  * @ptr: the new pointer, once space was found
  * @buf_off: where its data is in the buffer
+ * @head: sectors copied before the key's first: with data checksums, a
+ *	piece is copied in whole chunks, which keep their checksums
+ * @len: sectors copied, from @head sectors before the key's data
+ * @bad: the copy read did not match its checksums: not moved
  */
 struct hc_move_piece {
 	struct hc_key	key;
 	u64		ptr;
 	u32		buf_off;
+	u32		head;
+	u32		len;
+	bool		bad;
 };
 
 struct hc_move {
@@ -261,20 +268,31 @@ static void hc_move_collect(void *priv, const struct hc_key *k)
 {
 	struct hc_move *mv = priv;
 	struct hc_cache_set *c = mv->c;
-	u64 b = hc_sector_to_bucket(&c->geom, hc_ptr_offset(k->ptr));
+	u64 off = hc_ptr_offset(k->ptr);
+	u64 b = hc_sector_to_bucket(&c->geom, off);
+	struct hc_move_piece *p = &mv->p[mv->nr];
+	u32 head = 0, len = k->size;
 
 	if (!(k->flags & HC_KEY_DIRTY) || !test_bit(b, c->gc.move) ||
 	    hc_ptr_stale(c->buckets[b].gen, hc_ptr_gen(k->ptr)))
 		return;
+	if (hc_csum_on(c)) {
+		head = off % HC_CSUM_CHUNK_SECTORS;
+		len = round_up(off + k->size, HC_CSUM_CHUNK_SECTORS) - off +
+		      head;
+	}
 	if (mv->nr >= HC_MOVE_PIECES ||
-	    mv->bytes + (k->size << SECTOR_SHIFT) > HC_MOVE_BUF_BYTES) {
+	    mv->bytes + (len << SECTOR_SHIFT) > HC_MOVE_BUF_BYTES) {
 		mv->full = true;
 		return;
 	}
-	mv->p[mv->nr].key = *k;
-	mv->p[mv->nr].buf_off = mv->bytes;
-	mv->p[mv->nr].ptr = 0;
-	mv->bytes += k->size << SECTOR_SHIFT;
+	p->key = *k;
+	p->buf_off = mv->bytes;
+	p->ptr = 0;
+	p->head = head;
+	p->len = len;
+	p->bad = false;
+	mv->bytes += len << SECTOR_SHIFT;
 	mv->nr++;
 }
 
@@ -375,15 +393,57 @@ static int hc_move_copy(struct hc_cache_set *c, struct hc_move *mv,
 
 		hc_io_batch_add(c, &io, op,
 				hc_ptr_offset(op == REQ_OP_READ ? p->key.ptr :
-								  p->ptr),
+								  p->ptr) -
+				p->head,
 				c->gc.move_buf + p->buf_off,
-				p->key.size << SECTOR_SHIFT);
+				p->len << SECTOR_SHIFT);
 	}
 	blk_finish_plug(&plug);
 	ret = hc_io_batch_wait(&io);
 	if (!ret)
 		hc_vmap_after_io(op, c->gc.move_buf, HC_MOVE_BUF_BYTES);
 	return ret;
+}
+
+/*
+ * With data checksums: check the pieces read, and give their copies the
+ * same checksums (whole chunks, copied byte for byte). A piece that does
+ * not match stays where it is, dirty: reads of it fail, and it is
+ * reported (hc_csum_error()), unless its bucket was reused since it was
+ * read. Before the copies are written.
+ */
+static void hc_move_check(struct hc_cache_set *c, struct hc_move *mv,
+			  unsigned int got)
+{
+	unsigned int i;
+	u64 bad;
+
+	for (i = 0; i < got; i++) {
+		struct hc_move_piece *p = &mv->p[i];
+		u64 from = hc_ptr_offset(p->key.ptr) - p->head;
+
+		if (hc_csum_check_buf(c, from, c->gc.move_buf + p->buf_off,
+				      p->len, &bad)) {
+			u64 b = hc_sector_to_bucket(&c->geom, from);
+
+			p->bad = true;
+			/*
+			 * A bucket reused since it was read holds another
+			 * extent's data and entries: the piece's key is gone
+			 * with it, nothing to report.
+			 */
+			smp_rmb();
+			if (hc_ptr_stale(READ_ONCE(c->buckets[b].gen),
+					 hc_ptr_gen(p->key.ptr)))
+				continue;
+			hc_csum_error(c, bad, NULL, p->key.bdev_id,
+				      hc_key_start(&p->key) +
+				      (bad > from + p->head ?
+				       bad - from - p->head : 0), true);
+			continue;
+		}
+		hc_csum_copy(c, hc_ptr_offset(p->ptr) - p->head, from, p->len);
+	}
 }
 
 /* Copy a batch of pieces, then insert the copies. */
@@ -395,8 +455,11 @@ static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 	u64 moved = 0;
 
 	hc_meta_lock_write(c);
-	for (i = 0; i < mv->nr && !alloc_ret; i++)
-		alloc_ret = hc_move_alloc(c, mv->p[i].key.size, &mv->p[i].ptr);
+	for (i = 0; i < mv->nr && !alloc_ret; i++) {
+		alloc_ret = hc_move_alloc(c, mv->p[i].len, &mv->p[i].ptr);
+		if (!alloc_ret)
+			mv->p[i].ptr += mv->p[i].head;
+	}
 	up_write(&c->meta_lock);
 	got = alloc_ret ? i - 1 : i;
 
@@ -405,15 +468,18 @@ static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 		for (i = 0; i < got; i++) {
 			const struct hc_move_piece *p = &mv->p[i];
 
-			ret = hc_meta_io(c, REQ_OP_READ, hc_ptr_offset(p->key.ptr),
+			ret = hc_meta_io(c, REQ_OP_READ,
+					 hc_ptr_offset(p->key.ptr) - p->head,
 					 gc->move_buf + p->buf_off,
-					 p->key.size << SECTOR_SHIFT);
+					 p->len << SECTOR_SHIFT);
 			if (ret) {
 				got = i;	/* from i on only unpinned */
 				break;
 			}
 		}
 	}
+	if (got && hc_csum_on(c))
+		hc_move_check(c, mv, got);
 	if (got) {
 		int r = hc_move_copy(c, mv, REQ_OP_WRITE, got);
 
@@ -433,7 +499,7 @@ static int hc_move_batch(struct hc_cache_set *c, struct hc_move *mv)
 
 	hc_meta_lock_write(c);
 	for (i = 0; i < mv->nr && mv->p[i].ptr; i++) {
-		if (i < got && !c->meta_failed) {
+		if (i < got && !c->meta_failed && !mv->p[i].bad) {
 			int r = hc_move_insert(c, &mv->p[i], &moved);
 
 			if (r && !ret)

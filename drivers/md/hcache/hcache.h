@@ -223,6 +223,25 @@
  * none is left (journal written first); writes going dirty meanwhile are
  * counted in wb.dirtying. A detach with dirty data writes it back first.
  *
+ * DATA CHECKSUMS (csum.c, csum_table.c; HC_FEAT_INCOMPAT_DATA_CSUM)
+ *
+ * With make-hcache --checksum crc32c, every 4 KiB chunk of the cache
+ * device has a CRC-32C: in memory for every chunk (4 bytes per 4 KiB), on
+ * disk in the checksum table, fixed buckets after the journal whose blocks
+ * each have two slots, written alternately. Data is written in whole
+ * chunks (space is handed out in chunks, hc_data_align(); a write's last
+ * chunk ends in zeroes), from pages the cache owns (a cached write's data
+ * is copied first), and its chunks' checksums are set before it is
+ * submitted; nothing is written over in place (no overwrites in place:
+ * a torn one would leave an unreadable dirty block). Every read of cached
+ * data is checked before it is used, and its bucket's gen after that:
+ * hits (in the reader's pages when they cover whole chunks, and again in
+ * pages of our own before a mismatch counts; others through pages of our
+ * own, read.c), writeback (writeback.c) and moving GC (which copies whole
+ * chunks with their checksums). Clean data that does not match is read
+ * from the backing device and dropped; dirty data is never returned
+ * (EIO), written back or moved, and is reported once (csum_bad_dirty).
+ *
  * TRACE EVENTS (trace.h, trace.c)
  *
  * Each request's decision as it completes, promotions, writeback batches,
@@ -250,8 +269,9 @@
  * FUA) whenever its label, cache mode or state changes.
  *
  * The pure layer is built into the module, the unit tests and the fuzzer
- * alike: jset.c, pset.c and bdev_table.c encode and validate the journal
- * entry, the gen/prio set and the table; mark.c holds the rules of the
+ * alike: jset.c, pset.c, bdev_table.c and csum_table.c encode and
+ * validate the journal entry, the gen/prio set, the table and the
+ * checksum table's blocks; mark.c holds the rules of the
  * mark pass and the consistency check. bkey.c: the in-memory key (struct hc_key, host-endian, one
  * pointer at most), its disk conversion and validation, cutting, and the
  * gen arithmetic with HC_GEN_MAX_DISTANCE. bset.c: a sorted, overlap-free
@@ -290,7 +310,8 @@
  * bucket pin, so with interrupts off), for writing per insert and to open
  * a new bucket, and never holds it across data I/O;
  * hc_backing.track_lock, seq_lock, wb.lock, hc_cache_set.promote_lock,
- * write_lock and gc.lock are spinlocks with nothing nested inside
+ * write_lock, gc.lock and csum.bad_lock are spinlocks with nothing
+ * nested inside
  * (track_lock, promote_lock and write_lock also taken from bio completion,
  * and track_lock and write_lock also under meta_lock). The writeback thread takes sb_lock
  * then meta_lock to turn its device clean, never hc_register_lock, so
@@ -314,7 +335,11 @@
  * entry names it (a rewritten leaf's journal pin passes to its parent
  * until then), and a bucket freed by a rewrite is reused only after a journal
  * entry names a root that no longer reaches it; the table entry is
- * durable before a backing superblock names the set. A backing superblock
+ * durable before a backing superblock names the set; with data checksums,
+ * a key is never durable before its data's checksums: every metadata
+ * write that can make keys durable first writes the changed blocks of
+ * the checksum table, each into the slot not holding its newest copy,
+ * and then flushes (hc_meta_write_ordered()). A backing superblock
  * says dirty before a dirty write completes and clean only once no dirty
  * key is left and the clean keys are journalled; a key is marked clean
  * only after the backing device was flushed for its data, and dirty keys
@@ -359,6 +384,7 @@
 #include "btree.h"
 #include "bypass.h"
 #include "compat.h"
+#include "csum.h"
 #include "evict.h"
 #include "journal.h"
 #include "mark.h"
@@ -890,6 +916,7 @@ enum hc_fail_reason {
  * @mark_bg: the mark pass behind I/O after a clean stop
  * @empty_marks: the next prio write marks the empty buckets in the chain
  *	(HC_BUCKET_DISK_EMPTY): set only for a clean stop's last one
+ * @csum: the data checksums (csum.h), with HC_FEAT_INCOMPAT_DATA_CSUM
  */
 struct hc_cache_set {
 	struct list_head	list;
@@ -999,7 +1026,14 @@ struct hc_cache_set {
 	struct hc_gc		gc;
 	struct hc_mark_bg	mark_bg;
 	bool			empty_marks;
+	struct hc_csum		csum;
 };
+
+/* Does the set keep data checksums (HC_FEAT_INCOMPAT_DATA_CSUM)? */
+static inline bool hc_csum_on(const struct hc_cache_set *c)
+{
+	return c->csum.crc;
+}
 
 /**
  * hc_meta_lock_write() - take meta_lock for writing, on the I/O path

@@ -14,6 +14,7 @@ static const char * const hc_bucket_type_names[HC_BUCKET_TYPE_NR] = {
 	[HC_BUCKET_TABLE]	= "table",
 	[HC_BUCKET_JOURNAL]	= "journal",
 	[HC_BUCKET_SB]		= "superblock",
+	[HC_BUCKET_CSUM]	= "checksums",
 };
 
 /**

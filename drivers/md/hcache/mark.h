@@ -27,6 +27,7 @@ enum hc_bucket_type {
 	HC_BUCKET_TABLE,	/* the current backing-device table */
 	HC_BUCKET_JOURNAL,	/* the journal ring; fixed */
 	HC_BUCKET_SB,		/* before first_bucket: the superblock; fixed */
+	HC_BUCKET_CSUM,		/* the checksum table; fixed */
 	HC_BUCKET_TYPE_NR,
 };
 
@@ -103,6 +104,8 @@ struct hc_bucket {
  * @first_bucket: first bucket past the superblock
  * @journal_start: first journal bucket
  * @journal_buckets: journal buckets, contiguous from @journal_start
+ * @csum_start: first bucket of the checksum table
+ * @csum_buckets: its buckets, contiguous from @csum_start; 0 without one
  */
 struct hc_geom {
 	u64	nbuckets;
@@ -110,7 +113,16 @@ struct hc_geom {
 	u64	first_bucket;
 	u64	journal_start;
 	u32	journal_buckets;
+	u64	csum_start;
+	u32	csum_buckets;
 };
+
+/* Buckets that may hold data or metadata: all but the fixed ones. */
+static inline u64 hc_geom_usable_buckets(const struct hc_geom *g)
+{
+	return g->nbuckets - g->first_bucket - g->journal_buckets -
+	       g->csum_buckets;
+}
 
 static inline u64 hc_sector_to_bucket(const struct hc_geom *g, u64 sector)
 {
@@ -122,7 +134,10 @@ static inline u64 hc_bucket_to_sector(const struct hc_geom *g, u64 bucket)
 	return bucket * g->bucket_sectors;
 }
 
-/* The type a bucket has by position alone: superblock, journal or free. */
+/*
+ * The type a bucket has by position alone: superblock, journal, checksum
+ * table or free.
+ */
 static inline u8 hc_bucket_fixed_type(const struct hc_geom *g, u64 bucket)
 {
 	if (bucket < g->first_bucket)
@@ -130,6 +145,9 @@ static inline u8 hc_bucket_fixed_type(const struct hc_geom *g, u64 bucket)
 	if (bucket >= g->journal_start &&
 	    bucket - g->journal_start < g->journal_buckets)
 		return HC_BUCKET_JOURNAL;
+	if (bucket >= g->csum_start &&
+	    bucket - g->csum_start < g->csum_buckets)
+		return HC_BUCKET_CSUM;
 	return HC_BUCKET_FREE;
 }
 

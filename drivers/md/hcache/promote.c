@@ -33,52 +33,36 @@ void hc_promote_free(struct hc_promote *p)
 
 	if (hc_track_on(&p->track))
 		hc_track_end(b, &p->track);
-	if (p->bio) {
-		bio_free_pages(p->bio);
-		bio_uninit(p->bio);
-		kfree(p->bio);
-	}
+	if (p->bio)
+		hc_pages_bio_free(p->bio);
 	kfree(p);
 	hc_io_put(b);
 }
 
 /*
- * Pages for a miss of @sectors; NULL when memory is short, which only
- * costs the promotion.
+ * Pages for a miss of @sectors, and with data checksums for the rest of
+ * its last chunk, which is written as zeroes; NULL when memory is short,
+ * which only costs the promotion.
  */
 struct hc_promote *hc_promote_alloc(struct hc_request *req, u64 start,
 				    u32 sectors)
 {
 	const gfp_t gfp = GFP_NOIO | __GFP_NORETRY | __GFP_NOWARN;
-	unsigned int nr = DIV_ROUND_UP(sectors << SECTOR_SHIFT, PAGE_SIZE);
-	unsigned int bytes = sectors << SECTOR_SHIFT, i;
+	u32 padded = round_up(sectors, hc_data_align(req->c));
 	struct hc_promote *p;
 	struct bio *bio;
 
 	p = kzalloc(sizeof(*p), gfp);
 	if (!p)
 		return NULL;
-	bio = bio_kmalloc(nr, gfp);
+	bio = hc_pages_bio(req->b->bdev, padded << SECTOR_SHIFT, REQ_OP_READ,
+			   gfp);
 	if (!bio) {
 		kfree(p);
 		return NULL;
 	}
-	bio_init(bio, req->b->bdev, bio->bi_inline_vecs, nr, REQ_OP_READ);
-	for (i = 0; i < nr; i++) {
-		unsigned int len = min_t(unsigned int, bytes, PAGE_SIZE);
-		struct page *page = alloc_page(gfp);
-
-		if (!page || !bio_add_page(bio, page, len, 0)) {
-			if (page)
-				__free_page(page);
-			bio_free_pages(bio);
-			bio_uninit(bio);
-			kfree(bio);
-			kfree(p);
-			return NULL;
-		}
-		bytes -= len;
-	}
+	/* The miss alone is read; the pages past it are for the write. */
+	bio->bi_iter.bi_size = sectors << SECTOR_SHIFT;
 	p->b = req->b;
 	p->c = req->c;
 	p->bio = bio;
@@ -163,7 +147,8 @@ static void hc_promote_write_endio(struct bio *bio)
 
 /*
  * Point the promotion's bio, done with, at @bdev for @opf again, over the
- * same pages: bio_reset() keeps the vector table but forgets its length.
+ * same pages, all of them: bio_reset() keeps the vector table but forgets
+ * its length.
  */
 static void hc_promote_bio_reset(struct hc_promote *p,
 				 struct block_device *bdev, blk_opf_t opf)
@@ -182,6 +167,7 @@ static void hc_promote_bio_reset(struct hc_promote *p,
 static void hc_promote_write(struct hc_promote *p)
 {
 	struct hc_cache_set *c = p->c;
+	u32 padded = round_up(p->key.size, hc_data_align(c));
 	u64 offset;
 	u32 got;
 	u8 gen;
@@ -191,13 +177,18 @@ static void hc_promote_write(struct hc_promote *p)
 		hc_promote_free(p);
 		return;
 	}
-	if (hc_cache_space(c, p->key.size, true, HC_OPEN_ANY, &gen, &offset,
+	if (hc_cache_space(c, padded, true, HC_OPEN_ANY, &gen, &offset,
 			   &got)) {
 		hc_promote_free(p);	/* No room: the data stays uncached. */
 		return;
 	}
 	p->key.ptr = hc_ptr_make(offset, 0, gen);
 	hc_promote_bio_reset(p, c->bdev, REQ_OP_WRITE);
+	/* What is written past the miss, to the end of its space: zeroes. */
+	if (padded != p->key.size)
+		hc_bio_zero_from(p->bio, p->key.size << SECTOR_SHIFT);
+	if (hc_csum_on(c))
+		hc_csum_set_bio(c, offset, p->bio);
 	p->bio->bi_iter.bi_sector = offset;
 	p->bio->bi_private = p;
 	p->bio->bi_end_io = hc_promote_write_endio;

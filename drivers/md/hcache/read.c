@@ -25,6 +25,7 @@
 #include "debug.h"
 
 #include <linux/bio.h>
+#include <linux/sizes.h>
 
 /*
  * Was the bucket @ptr points into reused since? Read without meta_lock
@@ -41,6 +42,71 @@ static bool hc_ptr_stale_now(struct hc_cache_set *c, u64 ptr)
 static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 			 bool backing_only, bool in_submit);
 
+/* Checked in bio completion up to this size; larger reads in a worker. */
+#define HC_CSUM_INLINE_SECTORS	64U
+
+struct hc_bad_drop {
+	struct hc_cache_set	*c;
+	u64			ptr;	/* the bad fragment's, at its start */
+	u64			start;
+};
+
+/* hc_btree_visit_range()'s callback: whiteouts over the bad mapping. */
+static int hc_bad_drop_piece(void *priv, const struct hc_key *k, u64 from,
+			     u64 to)
+{
+	struct hc_bad_drop *x = priv;
+	struct hc_key w = {
+		.bdev_id = k->bdev_id,
+		.end = to,
+		.size = to - from,
+	};
+
+	if (!k->nr_ptrs || (k->flags & HC_KEY_DIRTY) ||
+	    (k->ptr ^ x->ptr) & ~HC_PTR_OFFSET_MAX ||
+	    hc_ptr_offset(k->ptr) - hc_key_start(k) !=
+	    hc_ptr_offset(x->ptr) - x->start)
+		return 0;
+	return hc_insert(x->c, &w);
+}
+
+/*
+ * Clean data that failed its checksum leaves the cache: whiteouts over
+ * what the tree still maps to its chunks, the fragment's and the rest of
+ * the chunks at its ends, and to nothing else, as a write may have put
+ * newer data over part of the range meanwhile.
+ */
+static void hc_read_drop_bad(struct hc_frag *f)
+{
+	struct hc_request *req = f->req;
+	u64 first = round_down(f->iter.bi_sector, HC_CSUM_CHUNK_SECTORS);
+	u64 end = round_up(f->iter.bi_sector + f->sectors,
+			   HC_CSUM_CHUNK_SECTORS);
+	u64 head = f->iter.bi_sector - first;
+	struct hc_bad_drop x = {
+		.c = req->c,
+		.ptr = hc_ptr_make(f->iter.bi_sector, hc_ptr_dev(f->ptr),
+				   hc_ptr_gen(f->ptr)),
+		.start = f->start,
+	};
+	unsigned long nomem_deadline = 0;
+	int ret;
+
+	do {
+		hc_meta_lock_write(x.c);
+		ret = x.c->meta_failed ? 0 :
+		      hc_btree_visit_range(x.c, req->id,
+					   f->start > head ? f->start - head : 0,
+					   f->start + f->sectors +
+					   (end - f->iter.bi_sector - f->sectors),
+					   hc_bad_drop_piece, &x);
+		up_write(&x.c->meta_lock);
+	} while (ret == -ENOMEM && hc_nomem_retry(&nomem_deadline));
+	if (ret)
+		hc_cache_set_error(x.c, "cannot drop the bad data of %u:%llu: error %d",
+				   req->id, f->start, ret);
+}
+
 /* A fragment read from a bucket that was reused, or failed: read it again. */
 static void hc_frag_retry_work(struct work_struct *work)
 {
@@ -51,14 +117,83 @@ static void hc_frag_retry_work(struct work_struct *work)
 	 * of a bucket reused since (failed or not) looks the range up
 	 * again: moving GC may have copied dirty data elsewhere, and the
 	 * backing device does not hold it. Gens only move forward, so what
-	 * hc_read_endio() found stale is stale here too.
+	 * hc_read_done() found stale is stale here too.
 	 */
 	bool failed = f->bio.bi_status != BLK_STS_OK &&
 		      !hc_ptr_stale_now(req->c, f->ptr);
 
+	if (failed && f->csum_bad)
+		hc_read_drop_bad(f);
 	hc_read_range(req, f->start, f->start + f->sectors, failed, false);
-	bio_put(&f->bio);
+	hc_frag_put(f);
 	hc_request_put(req);
+}
+
+static void hc_frag_bounce_submit(struct hc_frag *f);
+
+static void hc_frag_bounce_work(struct work_struct *work)
+{
+	hc_frag_bounce_submit(container_of(work, struct hc_frag, work));
+}
+
+/*
+ * A cache fragment's read ended; @bad: it did not match its checksums,
+ * from cache sector @bad_sector on. Any context.
+ */
+static void hc_read_done(struct hc_frag *f, bool bad, u64 bad_sector)
+{
+	struct hc_request *req = f->req;
+	struct hc_cache_set *c = req->c;
+	blk_status_t status = f->bio.bi_status;
+	bool stale;
+
+	/* After the check: the entries read may be a reused bucket's. */
+	smp_rmb();
+	stale = hc_ptr_stale_now(c, f->ptr);
+	if (bad && !stale && !f->bounce) {
+		/*
+		 * Read into the reader's pages, which it may have written
+		 * to meanwhile: read again into our own before calling the
+		 * data bad.
+		 */
+		INIT_WORK(&f->work, hc_frag_bounce_work);
+		queue_work(hc_io_wq, &f->work);
+		return;
+	}
+	if (bad && !stale) {
+		hc_csum_error(c, bad_sector, req->b, req->id,
+			      f->start + (bad_sector > f->iter.bi_sector ?
+					  bad_sector - f->iter.bi_sector : 0),
+			      f->dirty);
+		f->csum_bad = true;
+		status = BLK_STS_IOERR;
+		f->bio.bi_status = status;
+	} else if (status && !stale && status != BLK_STS_RESOURCE) {
+		/* Not for want of memory for a bounce: not the device's. */
+		hc_cache_set_error(c, "read at cache sector %llu failed: error %d",
+				   f->iter.bi_sector,
+				   blk_status_to_errno(status));
+	}
+	if (stale || (status && !f->dirty)) {
+		INIT_WORK(&f->work, hc_frag_retry_work);
+		queue_work(hc_io_wq, &f->work);
+		return;
+	}
+	hc_request_set_error(req, status);
+	hc_frag_put(f);
+	hc_request_put(req);
+}
+
+/* Check a large fragment read into the reader's pages, in a worker. */
+static void hc_read_check_work(struct work_struct *work)
+{
+	struct hc_frag *f = container_of(work, struct hc_frag, work);
+	u64 bad_sector = 0;
+	bool bad;
+
+	bad = hc_csum_check_bio(f->req->c, f->iter.bi_sector, &f->bio,
+				f->iter, &bad_sector);
+	hc_read_done(f, bad, bad_sector);
 }
 
 static void hc_read_endio(struct bio *bio)
@@ -66,23 +201,107 @@ static void hc_read_endio(struct bio *bio)
 	struct hc_frag *f = container_of(bio, struct hc_frag, bio);
 	struct hc_request *req = f->req;
 	struct hc_cache_set *c = req->c;
+	u64 bad_sector = 0;
+	bool bad = false;
 
-	if (f->ptr) {
-		bool stale = hc_ptr_stale_now(c, f->ptr);
-
-		if (bio->bi_status && !stale)
-			hc_cache_set_error(c, "read at cache sector %llu failed: error %d",
-					   hc_ptr_offset(f->ptr),
-					   blk_status_to_errno(bio->bi_status));
-		if (stale || (bio->bi_status && !f->dirty)) {
-			INIT_WORK(&f->work, hc_frag_retry_work);
+	if (!f->ptr) {
+		hc_request_set_error(req, bio->bi_status);
+		hc_frag_put(f);
+		hc_request_put(req);
+		return;
+	}
+	if (!bio->bi_status && hc_csum_on(c)) {
+		if (f->sectors > HC_CSUM_INLINE_SECTORS) {
+			INIT_WORK(&f->work, hc_read_check_work);
 			queue_work(hc_io_wq, &f->work);
 			return;
 		}
+		bad = hc_csum_check_bio(c, f->iter.bi_sector, bio, f->iter,
+					&bad_sector);
 	}
-	hc_request_set_error(req, bio->bi_status);
-	bio_put(bio);
-	hc_request_put(req);
+	hc_read_done(f, bad, bad_sector);
+}
+
+/* The first and the end sector of a fragment's whole chunks. */
+static u64 hc_frag_chunks(const struct hc_frag *f, u64 *end)
+{
+	*end = round_up(f->iter.bi_sector + f->sectors, HC_CSUM_CHUNK_SECTORS);
+	return round_down(f->iter.bi_sector, HC_CSUM_CHUNK_SECTORS);
+}
+
+/*
+ * A bounce read is in: check its chunks, and copy the fragment's part of
+ * them to the reader. In a worker.
+ */
+static void hc_frag_bounce_done_work(struct work_struct *work)
+{
+	struct hc_frag *f = container_of(work, struct hc_frag, work);
+	struct hc_cache_set *c = f->req->c;
+	struct bio *bounce = f->bounce;
+	struct bvec_iter dst = f->iter, src = { 0 };
+	u64 end, first = hc_frag_chunks(f, &end);
+	u64 bad_sector = 0;
+	bool bad = false;
+
+	/* Its bi_iter is spent: over all of its pages again. */
+	src.bi_size = (end - first) << SECTOR_SHIFT;
+	f->bio.bi_status = bounce->bi_status;
+	if (!bounce->bi_status) {
+		bad = hc_csum_check_bio(c, first, bounce, src, &bad_sector);
+		if (!bad) {
+			bio_advance_iter(bounce, &src,
+					 (f->iter.bi_sector - first) <<
+					 SECTOR_SHIFT);
+			src.bi_size = f->sectors << SECTOR_SHIFT;
+			bio_copy_data_iter(&f->bio, &dst, bounce, &src);
+		}
+	}
+	hc_read_done(f, bad, bad_sector);
+}
+
+/*
+ * @f->work may still be on its way out of hc_frag_bounce_work(), which
+ * touches nothing of @f after its submit: reusing it is safe.
+ */
+static void hc_frag_bounce_endio(struct bio *bio)
+{
+	struct hc_frag *f = bio->bi_private;
+
+	INIT_WORK(&f->work, hc_frag_bounce_done_work);
+	queue_work(hc_io_wq, &f->work);
+}
+
+/*
+ * Read a cache fragment's whole chunks into pages of our own, to check
+ * them: its ends are not on chunk boundaries, or its read into the
+ * reader's pages did not match. @f->iter says where the data goes, and
+ * the fragment is counted in the request already. May sleep (GFP_NOIO).
+ */
+static void hc_frag_bounce_submit(struct hc_frag *f)
+{
+	struct hc_cache_set *c = f->req->c;
+	u64 end, first = hc_frag_chunks(f, &end);
+	struct bio *bounce;
+
+	if (f->bounce)
+		hc_pages_bio_free(f->bounce);
+	bounce = hc_pages_bio(c->bdev, (end - first) << SECTOR_SHIFT,
+			      REQ_OP_READ | (f->bio.bi_opf & (REQ_SYNC |
+							      REQ_META |
+							      REQ_PRIO)),
+			      GFP_NOIO);
+	f->bounce = bounce;
+	if (!bounce) {
+		/* As a failed read: clean data comes from the backing dev. */
+		f->bio.bi_status = BLK_STS_RESOURCE;
+		hc_read_done(f, false, 0);
+		return;
+	}
+	bio_clone_blkg_association(bounce, &f->bio);
+	bounce->bi_iter.bi_sector = first;
+	bounce->bi_private = f;
+	bounce->bi_end_io = hc_frag_bounce_endio;
+	submit_bio_noacct(bounce);
 }
 
 /*
@@ -103,7 +322,7 @@ static void hc_promote_deliver_work(struct work_struct *work)
 	list_add_tail(&p->done, &c->promote_todo);
 	spin_unlock_irq(&c->promote_lock);
 	wake_up(&c->promote_wait);
-	bio_put(&f->bio);
+	hc_frag_put(f);
 	hc_request_put(req);
 }
 
@@ -115,7 +334,7 @@ static void hc_promote_read_endio(struct bio *bio)
 	if (bio->bi_status) {
 		hc_request_set_error(req, bio->bi_status);
 		hc_promote_free(f->promote);
-		bio_put(&f->bio);
+		hc_frag_put(f);
 		hc_request_put(req);
 		return;
 	}
@@ -140,6 +359,17 @@ static void hc_promote_read_submit(struct hc_frag *f)
 	p->bio->bi_private = f;
 	p->bio->bi_end_io = hc_promote_read_endio;
 	submit_bio_noacct(p->bio);
+}
+
+/*
+ * A cache fragment that does not cover whole chunks cannot be checked in
+ * the reader's pages: read its chunks into our own.
+ */
+static void hc_read_bounce_first(struct hc_frag *f)
+{
+	atomic_inc(&f->req->remaining);
+	f->iter = f->bio.bi_iter;
+	hc_frag_bounce_submit(f);
 }
 
 static void hc_frag_submit(struct hc_frag *f, bio_end_io_t *endio)
@@ -223,6 +453,9 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 		}
 		if (!ret) {
 			n = min(k.end, end) - start;
+			/* A bounce read is one bio of our pages: 1 MiB. */
+			if (hc_csum_on(c))
+				n = min_t(u32, n, SZ_1M >> SECTOR_SHIFT);
 			f = hc_frag_alloc(req, c->bdev, start, n);
 			f->ptr = k.ptr;
 			f->dirty = k.flags & HC_KEY_DIRTY;
@@ -264,6 +497,10 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 		}
 		if (f->promote)
 			hc_promote_read_submit(f);
+		else if (f->ptr && hc_csum_on(c) &&
+			 (f->bio.bi_iter.bi_sector % HC_CSUM_CHUNK_SECTORS ||
+			  n % HC_CSUM_CHUNK_SECTORS))
+			hc_read_bounce_first(f);
 		else
 			hc_frag_submit(f, hc_read_endio);
 		start += n;

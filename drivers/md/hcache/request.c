@@ -178,9 +178,154 @@ struct hc_frag *hc_frag_alloc(struct hc_request *req,
 	f->sectors = sectors;
 	f->ptr = 0;
 	f->dirty = false;
+	f->own_pages = false;
+	f->csum_bad = false;
 	f->promote = NULL;
+	f->bounce = NULL;
 	clone->bi_private = f;
 	return f;
+}
+
+/**
+ * hc_frag_alloc_copy() - a cache write of a copy of part of a request's data
+ * @req: the write request
+ * @start: first backing sector of the piece
+ * @sectors: its size
+ * @padded: sectors to write, @sectors rounded up to whole chunks: zeroes
+ *	past the data
+ * @gfp: GFP_NOWAIT in submit_bio(), else GFP_NOIO
+ *
+ * What the cache stores comes from pages it owns: the caller may change
+ * its buffer while the write is in flight, and the data's checksums must
+ * be of what is written. The caller points the bio at the cache. At most
+ * BIO_MAX_VECS pages. No reserve is drawn on: a write without memory for
+ * its copy goes around the cache instead.
+ *
+ * Return: the fragment, @own_pages set, or NULL without memory.
+ */
+struct hc_frag *hc_frag_alloc_copy(struct hc_request *req, u64 start,
+				   u32 sectors, u32 padded, gfp_t gfp)
+{
+	u32 bytes = padded << SECTOR_SHIFT, len = sectors << SECTOR_SHIFT;
+	unsigned short nr = DIV_ROUND_UP(bytes, PAGE_SIZE), i;
+	struct bvec_iter src = req->bio->bi_iter, dst = { .bi_size = len };
+	struct bio *bio;
+	struct hc_frag *f;
+
+	if (WARN_ON_ONCE(nr > BIO_MAX_VECS))
+		return NULL;
+	bio = bio_alloc_bioset(req->c->bdev, nr, REQ_OP_WRITE |
+			       (req->bio->bi_opf & (REQ_SYNC | REQ_META |
+						    REQ_PRIO)),
+			       gfp | __GFP_NOWARN, &req->b->clone_set);
+	if (!bio)
+		return NULL;
+	bio->bi_ioprio = req->bio->bi_ioprio;
+	for (i = 0; i < nr; i++) {
+		u32 n = min_t(u32, bytes - i * PAGE_SIZE, PAGE_SIZE);
+		struct page *page = alloc_page(gfp | __GFP_NOWARN);
+
+		if (!page) {
+			bio_free_pages(bio);
+			bio_put(bio);
+			return NULL;
+		}
+		__bio_add_page(bio, page, n, 0);
+	}
+	bio_clone_blkg_association(bio, req->bio);
+	bio_advance_iter(req->bio, &src,
+			 (start - req->bio->bi_iter.bi_sector) << SECTOR_SHIFT);
+	src.bi_size = len;
+	bio_copy_data_iter(bio, &dst, req->bio, &src);
+	hc_bio_zero_from(bio, len);
+	f = container_of(bio, struct hc_frag, bio);
+	f->req = req;
+	INIT_LIST_HEAD(&f->node);
+	f->start = start;
+	f->sectors = sectors;
+	f->ptr = 0;
+	f->dirty = false;
+	f->own_pages = true;
+	f->csum_bad = false;
+	f->promote = NULL;
+	f->bounce = NULL;
+	bio->bi_private = f;
+	return f;
+}
+
+/**
+ * hc_frag_put() - drop a fragment's bio, and its pages if they are ours
+ * @f: the fragment
+ */
+void hc_frag_put(struct hc_frag *f)
+{
+	if (f->own_pages)
+		bio_free_pages(&f->bio);
+	if (f->bounce)
+		hc_pages_bio_free(f->bounce);
+	bio_put(&f->bio);
+}
+
+/**
+ * hc_pages_bio() - a bio of pages of our own
+ * @bdev: the device
+ * @bytes: its size
+ * @opf: what for
+ * @gfp: how to allocate; with __GFP_NORETRY, may fail
+ *
+ * Return: the bio, its pages uninitialised, or NULL.
+ */
+struct bio *hc_pages_bio(struct block_device *bdev, u32 bytes, blk_opf_t opf,
+			 gfp_t gfp)
+{
+	unsigned short nr = DIV_ROUND_UP(bytes, PAGE_SIZE), i;
+	struct bio *bio = bio_kmalloc(nr, gfp);
+
+	if (!bio)
+		return NULL;
+	bio_init(bio, bdev, bio->bi_inline_vecs, nr, opf);
+	for (i = 0; i < nr; i++) {
+		u32 n = min_t(u32, bytes - i * PAGE_SIZE, PAGE_SIZE);
+		struct page *page = alloc_page(gfp);
+
+		if (!page) {
+			hc_pages_bio_free(bio);
+			return NULL;
+		}
+		__bio_add_page(bio, page, n, 0);
+	}
+	return bio;
+}
+
+/**
+ * hc_bio_zero_from() - zero a bio's pages from a byte on
+ * @bio: a bio of our own pages
+ * @from: the first byte to zero, counted over all its vectors
+ */
+void hc_bio_zero_from(struct bio *bio, u32 from)
+{
+	struct bio_vec *bv;
+	struct bvec_iter_all it;
+	u32 at = 0;
+
+	bio_for_each_segment_all(bv, bio, it) {
+		if (at + bv->bv_len > from)
+			memzero_page(bv->bv_page, bv->bv_offset +
+				     (from > at ? from - at : 0),
+				     bv->bv_len - (from > at ? from - at : 0));
+		at += bv->bv_len;
+	}
+}
+
+/**
+ * hc_pages_bio_free() - free a bio of hc_pages_bio() and its pages
+ * @bio: the bio
+ */
+void hc_pages_bio_free(struct bio *bio)
+{
+	bio_free_pages(bio);
+	bio_uninit(bio);
+	kfree(bio);
 }
 
 /* The mode, the sequential detector and the bypass decision. */
@@ -438,7 +583,8 @@ int hc_request_init_backing(struct hc_backing *b)
 	if (ret)
 		return ret;
 	ret = bioset_init(&b->clone_set, HC_REQUEST_RESERVE,
-			  offsetof(struct hc_frag, bio), BIOSET_NEED_RESCUER);
+			  offsetof(struct hc_frag, bio),
+			  BIOSET_NEED_RESCUER | BIOSET_NEED_BVECS);
 	if (ret)
 		goto fail_ref;
 	b->req_pool = mempool_create_kmalloc_pool(HC_REQUEST_RESERVE,

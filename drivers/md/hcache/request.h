@@ -106,9 +106,17 @@ struct hc_promote {
  * @promote: a read miss's promotion, or NULL; then @bio is not
  *	submitted: the promotion's own bio reads the data, which is copied
  *	into @bio's pages (hc_promote_deliver_work())
+ * @own_pages: @bio is not a clone but a bio of pages of our own, freed
+ *	with it (hc_frag_put()): a cached write's data, copied
+ *	(hc_frag_alloc_copy()), with data checksums
+ * @csum_bad: what was read did not match its checksums: clean data is
+ *	dropped from the cache and read from the backing device
+ * @bounce: a read of whole chunks into pages of our own, to check them
+ *	against their checksums before they are copied to @bio
+ *	(read.c), or NULL
  * @iter: the clone's position before it was submitted, to copy to
  * @work: looks the piece up again (a read from a reused bucket), or
- *	delivers a promotion's data
+ *	delivers a promotion's data, or checks a read's checksums
  * @bio: the clone; last, the bio set's front padding ends here
  */
 struct hc_frag {
@@ -118,7 +126,10 @@ struct hc_frag {
 	u32			sectors;
 	u64			ptr;
 	bool			dirty;
+	bool			own_pages;
+	bool			csum_bad;
 	struct hc_promote	*promote;
+	struct bio		*bounce;
 	struct bvec_iter	iter;
 	struct work_struct	work;
 	struct bio		bio;
@@ -136,6 +147,13 @@ void hc_request_put(struct hc_request *req);
 struct hc_frag *hc_frag_alloc(struct hc_request *req,
 			      struct block_device *bdev, u64 start,
 			      u32 sectors);
+struct hc_frag *hc_frag_alloc_copy(struct hc_request *req, u64 start,
+				   u32 sectors, u32 padded, gfp_t gfp);
+void hc_frag_put(struct hc_frag *f);
+struct bio *hc_pages_bio(struct block_device *bdev, u32 bytes, blk_opf_t opf,
+			 gfp_t gfp);
+void hc_pages_bio_free(struct bio *bio);
+void hc_bio_zero_from(struct bio *bio, u32 from);
 
 /* track.c */
 bool hc_track_on(const struct hc_track *t);

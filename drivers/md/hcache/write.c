@@ -101,7 +101,7 @@ void hc_to_backing(struct hc_request *req, blk_opf_t strip)
 		hc_track_wait_writeback(req->b, &req->track);
 	hc_sync_submit(f);
 	hc_sync_wait(req);
-	bio_put(&f->bio);
+	hc_frag_put(f);
 }
 
 /* A key that drops whatever the cache holds of the request's range. */
@@ -290,7 +290,7 @@ void hc_write_frags_free(struct hc_request *req)
 	up_write(&c->meta_lock);
 	list_for_each_entry_safe(f, tmp, &req->frags, node) {
 		list_del(&f->node);
-		bio_put(&f->bio);
+		hc_frag_put(f);
 	}
 }
 
@@ -299,15 +299,17 @@ void hc_write_frags_free(struct hc_request *req)
  * the fragments it has already. In submit_bio() (@open not HC_OPEN_ANY)
  * it returns -EAGAIN or another error, keeping what it got, when it
  * cannot have the rest without waiting for I/O. With HC_OPEN_ANY,
- * -ENOSPC (and nothing allocated) when the cache has not enough room.
+ * -ENOSPC (and nothing allocated) when the cache has not enough room, or
+ * -ENOMEM when, with data checksums, no memory was found for the copy of
+ * the data: the write then goes around the cache.
  */
 static int hc_write_alloc(struct hc_request *req, enum hc_open open)
 {
 	struct hc_cache_set *c = req->c;
 	u64 pos = req->track.start, offset;
+	u32 got, n, align = hc_data_align(c);
 	struct hc_frag *f;
 	int ret = 0;
-	u32 got;
 	u8 gen;
 
 	if (!list_empty(&req->frags)) {
@@ -315,16 +317,38 @@ static int hc_write_alloc(struct hc_request *req, enum hc_open open)
 		pos = f->start + f->sectors;
 	}
 	while (pos < req->track.end) {
-		ret = hc_cache_space(c, req->track.end - pos, false, open,
-				     &gen, &offset, &got);
+		u64 want = round_up(req->track.end - pos, align);
+
+		/* A copy is one bio of our pages: BIO_MAX_VECS at most. */
+		if (hc_csum_on(c))
+			want = min_t(u64, want,
+				     BIO_MAX_VECS * (PAGE_SIZE >> SECTOR_SHIFT));
+		ret = hc_cache_space(c, want, false, open, &gen, &offset,
+				     &got);
 		if (ret)
 			break;
-		f = hc_frag_alloc(req, c->bdev, pos, got);
+		/* With checksums, the last chunk's tail is zeroes. */
+		n = min_t(u64, got, req->track.end - pos);
+		if (hc_csum_on(c)) {
+			f = hc_frag_alloc_copy(req, pos, n, got,
+					       open == HC_OPEN_ANY ? GFP_NOIO :
+								     GFP_NOWAIT);
+			if (!f) {
+				hc_meta_lock_write(c);
+				hc_bucket_unpin(c, offset);
+				up_write(&c->meta_lock);
+				ret = -ENOMEM;
+				break;
+			}
+			hc_csum_set_bio(c, offset, &f->bio);
+		} else {
+			f = hc_frag_alloc(req, c->bdev, pos, n);
+		}
 		f->ptr = hc_ptr_make(offset, 0, gen);
 		f->bio.bi_iter.bi_sector = offset;
 		f->bio.bi_opf &= ~(REQ_PREFLUSH | REQ_FUA);
 		list_add_tail(&f->node, &req->frags);
-		pos += got;
+		pos += n;
 	}
 	if (ret && open == HC_OPEN_ANY)
 		hc_write_frags_free(req);
@@ -370,7 +394,13 @@ static bool hc_write_in_place(struct hc_request *req, bool cached_only)
 	struct hc_key k;
 	bool ok;
 
-	if (req->mode != HC_MODE_WRITEBACK || bio_op(req->bio) != REQ_OP_WRITE ||
+	/*
+	 * Never with data checksums: a write torn by a power cut would leave
+	 * a chunk that matches neither checksum, an unreadable dirty block,
+	 * where a cache without them returns a mix of old and new sectors.
+	 */
+	if (hc_csum_on(c) ||
+	    req->mode != HC_MODE_WRITEBACK || bio_op(req->bio) != REQ_OP_WRITE ||
 	    (req->bio->bi_opf & REQ_FUA) || !list_empty(&req->frags) ||
 	    start >= end || hc_track_write_overlaps(req->b, &req->track, false))
 		return false;
@@ -425,7 +455,7 @@ static void hc_write_in_place_done(struct hc_request *req)
 
 	hc_bucket_unpin_in_place(req->c, hc_ptr_offset(f->ptr));
 	list_del(&f->node);
-	bio_put(&f->bio);
+	hc_frag_put(f);
 	hc_writeback_dirty_end(req->b);
 	hc_count(req->b, req->c, HC_STAT_WRITES_IN_PLACE, 1);
 	hc_request_end(req);

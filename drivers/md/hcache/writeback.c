@@ -102,6 +102,10 @@
  * @page: its first page in hc_wb_batch.pages
  * @sectors: length
  * @status: the first error reading or writing it
+ * @csum_bad: checking the run's data checksums failed (then @status is
+ *	set too): a piece did not match, its chunks could not be read again,
+ *	or no memory for that; the run is not written, its data stays
+ *	dirty, and a device error was reported where it happened
  * @go: passed step 2 and written
  */
 struct hc_wb_run {
@@ -112,6 +116,7 @@ struct hc_wb_run {
 	u32		page;
 	u32		sectors;
 	blk_status_t	status;
+	bool		csum_bad;
 	bool		go;
 };
 
@@ -156,8 +161,7 @@ struct hc_wb_batch {
 /* The sectors of data buckets: what the devices' shares divide. */
 static u64 hc_cache_data_sectors(struct hc_cache_set *c)
 {
-	return (c->geom.nbuckets - c->geom.first_bucket -
-		c->geom.journal_buckets) * c->geom.bucket_sectors;
+	return hc_geom_usable_buckets(&c->geom) * c->geom.bucket_sectors;
 }
 
 /**
@@ -643,6 +647,92 @@ static void hc_wb_read(struct hc_wb_batch *wb)
 }
 
 /*
+ * Is piece @k of run @r what its checksums say? Its whole chunks are read
+ * again into a buffer of their own when the piece's ends are not on chunk
+ * boundaries (and that copy, checked, replaces what the run read).
+ * Return: 0, -EBADMSG (*@bad: the chunk), or -errno.
+ */
+static int hc_wb_check_piece(struct hc_wb_batch *wb, struct hc_wb_run *r,
+			     const struct hc_key *k, u64 *bad)
+{
+	struct hc_cache_set *c = wb->b->set;
+	u64 cstart = hc_ptr_offset(k->ptr);
+	u64 first = round_down(cstart, HC_CSUM_CHUNK_SECTORS);
+	u64 end = round_up(cstart + k->size, HC_CSUM_CHUNK_SECTORS);
+	u32 off = (hc_key_start(k) - r->track.start) << SECTOR_SHIFT;
+	u32 bytes = (end - first) << SECTOR_SHIFT, i;
+	void *buf;
+	int ret;
+
+	if (first == cstart && end == cstart + k->size)
+		return hc_csum_check_pages(c, first, wb->pages + r->page, off,
+					   bytes, bad);
+	buf = kvmalloc(bytes, GFP_NOIO);
+	if (!buf)
+		return -ENOMEM;
+	ret = hc_meta_io(c, REQ_OP_READ, first, buf, bytes);
+	if (!ret)
+		ret = hc_csum_check_buf(c, first, buf, end - first, bad);
+	for (i = 0; !ret && i < k->size << SECTOR_SHIFT; ) {
+		u32 at = off + i;
+		u32 len = min_t(u32, (k->size << SECTOR_SHIFT) - i,
+				PAGE_SIZE - at % PAGE_SIZE);
+
+		memcpy_to_page(wb->pages[r->page + at / PAGE_SIZE],
+			       at % PAGE_SIZE,
+			       buf + ((cstart - first) << SECTOR_SHIFT) + i,
+			       len);
+		i += len;
+	}
+	kvfree(buf);
+	return ret;
+}
+
+/*
+ * Step 1b, with data checksums: check what the runs read. A run with a
+ * piece that does not match is not written: its data stays dirty, and
+ * the bad chunk is reported.
+ */
+static void hc_wb_check(struct hc_wb_batch *wb)
+{
+	struct hc_backing *b = wb->b;
+	struct hc_cache_set *c = b->set;
+	u32 i, j;
+
+	for (i = 0; i < wb->nr_runs; i++) {
+		struct hc_wb_run *r = &wb->runs[i];
+
+		for (j = r->first; j < r->first + r->nr && !r->status; j++) {
+			const struct hc_key *k = &wb->keys[j];
+			u64 bucket = hc_sector_to_bucket(&c->geom,
+							 hc_ptr_offset(k->ptr));
+			u64 bad = 0;
+			int ret = hc_wb_check_piece(wb, r, k, &bad);
+
+			/* The gen after the entries, as read.c does. */
+			smp_rmb();
+			if (ret == -EBADMSG &&
+			    hc_ptr_stale(READ_ONCE(c->buckets[bucket].gen),
+					 hc_ptr_gen(k->ptr))) {
+				/* Reused since collected: step 2 skips it. */
+				continue;
+			}
+			if (ret == -EBADMSG)
+				hc_csum_error(c, bad, b, b->id,
+					      hc_key_start(k) +
+					      (bad > hc_ptr_offset(k->ptr) ?
+					       bad - hc_ptr_offset(k->ptr) : 0),
+					      true);
+			if (ret) {
+				r->csum_bad = true;
+				r->status = ret == -ENOMEM ? BLK_STS_RESOURCE :
+							     BLK_STS_IOERR;
+			}
+		}
+	}
+}
+
+/*
  * Step 2 for run @r: is every piece still in the tree, mapped as
  * collected? If so, the run goes in the tree of I/O in flight before
  * meta_lock is let go, where every later write finds it: a write around
@@ -798,8 +888,10 @@ static int hc_wb_batch_run(struct hc_wb_batch *wb)
 	if (ret)
 		goto out;
 	hc_wb_read(wb);
+	if (hc_csum_on(c))
+		hc_wb_check(wb);
 	for (i = 0; i < wb->nr_runs; i++)
-		if (wb->runs[i].status)
+		if (wb->runs[i].status && !wb->runs[i].csum_bad)
 			hc_cache_set_error(c,
 					   "writeback of %pg: reading dirty sectors %llu-%llu failed: error %d",
 					   b->bdev, wb->runs[i].track.start,
