@@ -145,8 +145,8 @@ static int act(const char *arg, const struct hc_obj *o, const char *attr,
 enum col {
 	COL_NAME, COL_TYPE, COL_DEV, COL_STATE, COL_DATA, COL_MODE, COL_SIZE,
 	COL_USED, COL_DIRTY, COL_HITS, COL_BYPASSED, COL_BYP_SEQ, COL_BYP_FULL,
-	COL_BYP_MODE, COL_BYP_POLICY, COL_WB_RATE, COL_ERRORS, COL_LABEL,
-	COL_TUNED, COL_SET, COL_NR
+	COL_BYP_MODE, COL_BYP_POLICY, COL_WB_RATE, COL_ERRORS, COL_CHECKSUM,
+	COL_CSUM_ERRORS, COL_BAD_DIRTY, COL_LABEL, COL_TUNED, COL_SET, COL_NR
 };
 
 static const struct {
@@ -175,6 +175,9 @@ static const struct {
 	[COL_BYP_POLICY] = { "BYP-POLICY", "bypassed: the admission policy", SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER },
 	[COL_WB_RATE]	= { "WB-RATE", "writeback rate, bytes per second", SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true, true },
 	[COL_ERRORS]	= { "ERRORS", "cache device I/O errors since registration", SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true },
+	[COL_CHECKSUM]	= { "CHECKSUM", "data checksums of the cache: crc32c or none", 0, SCOLS_JSON_STRING, true },
+	[COL_CSUM_ERRORS] = { "CSUM-ERRORS", "4 KiB chunks failing their checksum since registration", SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, true },
+	[COL_BAD_DIRTY]	= { "BAD-DIRTY", "dirty chunks among them: unreadable until rewritten", SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER },
 	[COL_LABEL]	= { "LABEL", "a backing device's label", 0, SCOLS_JSON_STRING, true },
 	[COL_TUNED]	= { "TUNED", "settings that differ from the defaults, KNOB=VALUE,...", 0, SCOLS_JSON_STRING, true },
 	[COL_SET]	= { "SET", "cache set uuid", 0, SCOLS_JSON_STRING },
@@ -282,6 +285,26 @@ static int used_percent(const char *setdir, u64 *pct)
 }
 
 /*
+ * The dirty chunks that failed their checksum: the lines of
+ * csum_bad_dirty (the kernel lists the first 64). Returns 0 or -errno
+ * (-ENOENT from a module without data checksums).
+ */
+static int bad_dirty_count(const char *setdir, u64 *count)
+{
+	char buf[4096], *line, *save = NULL;
+	int ret = hc_sysfs_read(setdir, "csum_bad_dirty", buf, sizeof(buf));
+
+	if (ret)
+		return ret;
+	*count = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (line[strspn(line, " \t")])
+			(*count)++;
+	return 0;
+}
+
+/*
  * The settings that survive a reboot (kept in the superblocks), with the
  * defaults a device has without one (hcache_ondisk.h); choices by name.
  */
@@ -374,7 +397,7 @@ static struct libscols_line *show_set(struct show *s, const struct hc_obj *set,
 				      const struct hc_obj *objs, size_t n)
 {
 	struct libscols_line *ln = scols_table_new_line(s->tb, NULL);
-	char tuned[512] = "";
+	char tuned[512] = "", csum[32];
 	size_t i, n_tuned;
 	u64 dirty = 0, v;
 
@@ -389,6 +412,12 @@ static struct libscols_line *show_set(struct show *s, const struct hc_obj *set,
 		cell_u64(s, ln, COL_USED, v);
 	cells_stats(s, ln, set->dir);
 	cell_attr(s, ln, COL_ERRORS, set->dir, "errors");
+	/* Modules before data checksums have none of these: left empty. */
+	if (!hc_sysfs_read(set->dir, "checksum", csum, sizeof(csum)))
+		cell(s, ln, COL_CHECKSUM, csum);
+	cell_attr(s, ln, COL_CSUM_ERRORS, set->dir, "csum_errors");
+	if (!bad_dirty_count(set->dir, &v))
+		cell_u64(s, ln, COL_BAD_DIRTY, v);
 	n_tuned = tuned_str(HC_OBJ_SET, set->dir, tuned, sizeof(tuned), 0);
 	if (cache)
 		n_tuned = tuned_str(HC_OBJ_CACHE, cache->dir, tuned,

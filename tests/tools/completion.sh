@@ -34,4 +34,5 @@ expect "five_minute " hcache stats hcache0 --window f
 expect "BYP-FULL BYP-MODE BYP-POLICY BYP-SEQ BYPASSED " hcache show -o BYP
 expect "writeback_rate= writeback_rate_d_term= writeback_rate_i_term_inverse= writeback_rate_minimum= writeback_rate_p_term_inverse= writeback_rate_update_seconds= " hcache set hcache0 writeback_rate
 expect "--all-columns " hcache show --a
+expect "CSUM-ERRORS " hcache show -o CS
 echo PASS
