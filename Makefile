@@ -14,7 +14,7 @@
 #   make bench-profile   where hcache's time goes in bench workload a, b, c, d or e
 #                        (WORKLOAD=, KERNEL=, MODE=, ADMIT=, SYSTEM=)
 #   make bench-pair      workload c on hcache and dm-writecache in turns
-#                        (KERNEL=, ROUNDS=, WORKLOAD=h for h)
+#                        (KERNEL=, ROUNDS=, WORKLOAD=h for h, CHECKSUM=crc32c)
 #   make bench-scale     cache hits with 1 and 2 fio jobs on 2 guest CPUs:
 #                        does hcache scale as the raw disk does (KERNEL=, ROUNDS=)
 #   make bench-keys      registration (after a clean stop and after a power
@@ -112,7 +112,7 @@ bench-profile: deps
 # times (default 4): a write-path change against c's bar in 4 minutes.
 bench-pair: deps
 	$(MAKE) modules tools
-	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" WORKLOAD="$(WORKLOAD)" ./tests/bench/pair.sh
+	KERNEL="$(KERNEL)" ROUNDS="$(ROUNDS)" WORKLOAD="$(WORKLOAD)" CHECKSUM="$(CHECKSUM)" ./tests/bench/pair.sh
 
 # Cache hits with one fio job and then two on a two-CPU guest under
 # multi-threaded TCG, on the host's clock: hcache, bcache and the raw cache

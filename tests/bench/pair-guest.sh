@@ -39,9 +39,11 @@ d) job=("${BENCH_JOB_D[@]}") seed=4000 ;;
 *) hc_fail "hcbench.workload=$WL: c, d or h" ;;
 esac
 
+CSUM=$(bench_arg checksum "")
 bench_disks
 IO_CACHE_ATTRS=$BENCH_CACHE_ATTRS IO_BACK_ATTRS=$BENCH_BACK_ATTRS \
-	io_setup 128 8192 --bucket 64k
+	io_setup 128 8192 --bucket 64k ${CSUM:+--checksum "$CSUM"}
+hc_log "hcache's data checksums: $(cat "$IO_SET/checksum")"
 io_mode hcache0 writeback
 hc_write "$(io_sysdir hcache0)/admission_policy" second_access
 bench_dmwc wcc wcb

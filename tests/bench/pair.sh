@@ -14,6 +14,8 @@
 #   WORKLOAD=c|d|h   c (default): 4 KiB random writes, iodepth 32; d: 4 KiB
 #                    random reads of what one run of c wrote; h: 4 KiB
 #                    random writes, iodepth 1, an fsync after each
+#   CHECKSUM=crc32c|none  hcache's data checksums (make-hcache --checksum;
+#                    default: make-hcache's default)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,12 +26,14 @@ rounds=${ROUNDS:-4}
 case $rounds in '' | *[!0-9]* | 0) echo "bench-pair: ROUNDS=$rounds: a number of runs" >&2; exit 1 ;; esac
 wl=${WORKLOAD:-c}
 case $wl in c | d | h) ;; *) echo "bench-pair: WORKLOAD=$wl: c, d or h" >&2; exit 1 ;; esac
+csum=${CHECKSUM:-}
+case $csum in '' | crc32c | none) ;; *) echo "bench-pair: CHECKSUM=$csum: crc32c or none" >&2; exit 1 ;; esac
 bench_kernel
-res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-pair-$wl
+res=${BENCH_OUT:-$top/bench-results}/$(date -u +%Y-%m-%d-%H%M)-$k-pair-$wl${csum:+-$csum}
 work=$top/build/bench-pair/$k
 mkdir -p "$res" "$(dirname "$work")"
-echo "bench-pair: $k, workload $wl, hcache and dm-writecache in turns, $rounds rounds"
-HC_APPEND="${HC_APPEND:-} hcbench.rounds=$rounds hcbench.workload=$wl" \
+echo "bench-pair: $k, workload $wl, hcache${csum:+ (checksum $csum)} and dm-writecache in turns, $rounds rounds"
+HC_APPEND="${HC_APPEND:-} hcbench.rounds=$rounds hcbench.workload=$wl${csum:+ hcbench.checksum=$csum}" \
 	tests/vm/run-test.sh "$k" tests/bench/pair-guest.sh "$work"
 rc=$?
 bench_collect $rc "$work" "$res"
