@@ -57,6 +57,7 @@
 # stable yet (only the fdatasync does). The points just after such a node
 # write (FUA, without a flush) check the rule for metadata: a key durable
 # before the data it points to would read zeros there.
+# one-kernel: the flush-ordering rules it replays are the module's own; powercut-volatile and wb-crash cut power on both kernels; 1.7 min
 # timeout: 420
 # drives: cache:32M log:256M backing:8M
 
