@@ -162,6 +162,26 @@ void hc_request_put(struct hc_request *req)
 		hc_request_end(req);
 }
 
+/* @bio's fragment, for sectors [@start, @start + @sectors) of @req. */
+static struct hc_frag *hc_frag_init(struct bio *bio, struct hc_request *req,
+				    u64 start, u32 sectors, bool own_pages)
+{
+	struct hc_frag *f = container_of(bio, struct hc_frag, bio);
+
+	f->req = req;
+	INIT_LIST_HEAD(&f->node);
+	f->start = start;
+	f->sectors = sectors;
+	f->ptr = 0;
+	f->dirty = false;
+	f->own_pages = own_pages;
+	f->csum_bad = false;
+	f->promote = NULL;
+	f->bounce = NULL;
+	bio->bi_private = f;
+	return f;
+}
+
 /* A clone of the request's bio for sectors [start, start + sectors). */
 struct hc_frag *hc_frag_alloc(struct hc_request *req,
 			      struct block_device *bdev, u64 start,
@@ -169,21 +189,28 @@ struct hc_frag *hc_frag_alloc(struct hc_request *req,
 {
 	struct bio *clone = bio_alloc_clone(bdev, req->bio, GFP_NOIO,
 					    &req->b->clone_set);
-	struct hc_frag *f = container_of(clone, struct hc_frag, bio);
 
 	bio_trim(clone, start - req->bio->bi_iter.bi_sector, sectors);
-	f->req = req;
-	INIT_LIST_HEAD(&f->node);
-	f->start = start;
-	f->sectors = sectors;
-	f->ptr = 0;
-	f->dirty = false;
-	f->own_pages = false;
-	f->csum_bad = false;
-	f->promote = NULL;
-	f->bounce = NULL;
-	clone->bi_private = f;
-	return f;
+	return hc_frag_init(clone, req, start, sectors, false);
+}
+
+/*
+ * Pages for @bytes of @bio, which has vectors for them: 0, or -ENOMEM
+ * with the pages added so far still in @bio.
+ */
+static int hc_bio_add_pages(struct bio *bio, u32 bytes, gfp_t gfp)
+{
+	u32 i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
+
+	for (i = 0; i < nr; i++) {
+		struct page *page = alloc_page(gfp);
+
+		if (!page)
+			return -ENOMEM;
+		__bio_add_page(bio, page,
+			       min_t(u32, bytes - i * PAGE_SIZE, PAGE_SIZE), 0);
+	}
+	return 0;
 }
 
 /**
@@ -207,10 +234,9 @@ struct hc_frag *hc_frag_alloc_copy(struct hc_request *req, u64 start,
 				   u32 sectors, u32 padded, gfp_t gfp)
 {
 	u32 bytes = padded << SECTOR_SHIFT, len = sectors << SECTOR_SHIFT;
-	unsigned short nr = DIV_ROUND_UP(bytes, PAGE_SIZE), i;
+	unsigned short nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	struct bvec_iter src = req->bio->bi_iter, dst = { .bi_size = len };
 	struct bio *bio;
-	struct hc_frag *f;
 
 	if (WARN_ON_ONCE(nr > BIO_MAX_VECS))
 		return NULL;
@@ -221,16 +247,10 @@ struct hc_frag *hc_frag_alloc_copy(struct hc_request *req, u64 start,
 	if (!bio)
 		return NULL;
 	bio->bi_ioprio = req->bio->bi_ioprio;
-	for (i = 0; i < nr; i++) {
-		u32 n = min_t(u32, bytes - i * PAGE_SIZE, PAGE_SIZE);
-		struct page *page = alloc_page(gfp | __GFP_NOWARN);
-
-		if (!page) {
-			bio_free_pages(bio);
-			bio_put(bio);
-			return NULL;
-		}
-		__bio_add_page(bio, page, n, 0);
+	if (hc_bio_add_pages(bio, bytes, gfp | __GFP_NOWARN)) {
+		bio_free_pages(bio);
+		bio_put(bio);
+		return NULL;
 	}
 	bio_clone_blkg_association(bio, req->bio);
 	bio_advance_iter(req->bio, &src,
@@ -238,19 +258,7 @@ struct hc_frag *hc_frag_alloc_copy(struct hc_request *req, u64 start,
 	src.bi_size = len;
 	bio_copy_data_iter(bio, &dst, req->bio, &src);
 	hc_bio_zero_from(bio, len);
-	f = container_of(bio, struct hc_frag, bio);
-	f->req = req;
-	INIT_LIST_HEAD(&f->node);
-	f->start = start;
-	f->sectors = sectors;
-	f->ptr = 0;
-	f->dirty = false;
-	f->own_pages = true;
-	f->csum_bad = false;
-	f->promote = NULL;
-	f->bounce = NULL;
-	bio->bi_private = f;
-	return f;
+	return hc_frag_init(bio, req, start, sectors, true);
 }
 
 /**
@@ -278,21 +286,15 @@ void hc_frag_put(struct hc_frag *f)
 struct bio *hc_pages_bio(struct block_device *bdev, u32 bytes, blk_opf_t opf,
 			 gfp_t gfp)
 {
-	unsigned short nr = DIV_ROUND_UP(bytes, PAGE_SIZE), i;
+	unsigned short nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	struct bio *bio = bio_kmalloc(nr, gfp);
 
 	if (!bio)
 		return NULL;
 	bio_init(bio, bdev, bio->bi_inline_vecs, nr, opf);
-	for (i = 0; i < nr; i++) {
-		u32 n = min_t(u32, bytes - i * PAGE_SIZE, PAGE_SIZE);
-		struct page *page = alloc_page(gfp);
-
-		if (!page) {
-			hc_pages_bio_free(bio);
-			return NULL;
-		}
-		__bio_add_page(bio, page, n, 0);
+	if (hc_bio_add_pages(bio, bytes, gfp)) {
+		hc_pages_bio_free(bio);
+		return NULL;
 	}
 	return bio;
 }
