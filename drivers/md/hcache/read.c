@@ -47,8 +47,7 @@ static u64 hc_read_range(struct hc_request *req, u64 start, u64 end,
 
 struct hc_bad_drop {
 	struct hc_cache_set	*c;
-	u64			ptr;	/* the bad fragment's, at its start */
-	u64			start;
+	struct hc_key		bad;	/* the bad fragment, as a clean key */
 };
 
 /* hc_btree_visit_range()'s callback: whiteouts over the bad mapping. */
@@ -62,10 +61,7 @@ static int hc_bad_drop_piece(void *priv, const struct hc_key *k, u64 from,
 		.size = to - from,
 	};
 
-	if (!k->nr_ptrs || (k->flags & HC_KEY_DIRTY) ||
-	    (k->ptr ^ x->ptr) & ~HC_PTR_OFFSET_MAX ||
-	    hc_ptr_offset(k->ptr) - hc_key_start(k) !=
-	    hc_ptr_offset(x->ptr) - x->start)
+	if (!hc_key_same_mapping(k, &x->bad))
 		return 0;
 	return hc_insert(x->c, &w);
 }
@@ -85,9 +81,15 @@ static void hc_read_drop_bad(struct hc_frag *f)
 	u64 head = f->iter.bi_sector - first;
 	struct hc_bad_drop x = {
 		.c = req->c,
-		.ptr = hc_ptr_make(f->iter.bi_sector, hc_ptr_dev(f->ptr),
-				   hc_ptr_gen(f->ptr)),
-		.start = f->start,
+		.bad = {
+			.bdev_id = req->id,
+			.end = f->start + f->sectors,
+			.size = f->sectors,
+			.nr_ptrs = 1,
+			.ptr = hc_ptr_make(f->iter.bi_sector,
+					   hc_ptr_dev(f->ptr),
+					   hc_ptr_gen(f->ptr)),
+		},
 	};
 	unsigned long nomem_deadline = 0;
 	int ret;
